@@ -1,0 +1,9 @@
+// scale.frag: the normalisation of the forward transform (Eq. 1's 1/N), where no untangling is
+// needed: indices 0 and L/2 of tangled pairs, and every complex column after the column FFT.
+// Reads and writes one texel; u_scale is 1/M (row stage) or 1/N (column stage), a power of two.
+
+uniform float u_scale;
+
+void main() {
+    gl_FragColor = fetch_xy(x_index(), y_index()) * u_scale;
+}

@@ -1,0 +1,85 @@
+// The 2D FFT of float RGBA textures, the interface every backend implements. All four channels are
+// transformed at once; spectra are in the compressed layout of Eq. 10 (layout.h), scaled 1/(MN).
+#pragma once
+
+#include "fft/plan.h"
+#include "gl/program.h"
+#include "gl/texture.h"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpufft {
+
+enum class Backend { Fragment, Compute };
+
+struct FftOptions {
+    Backend backend = Backend::Fragment;
+    Storage storage = Storage::Float32;
+};
+
+/// GPU time of one run per program (timer queries, milliseconds), filled when asked for.
+struct Profile {
+    std::array<double, kProgramCount> program_ms{};
+    std::vector<double> pass_ms;  ///< one entry per pass (fragment) or dispatch (compute)
+    double total_ms = 0;
+};
+
+class Fft2D {
+public:
+    virtual ~Fft2D() = default;
+    int width() const { return width_; }
+    int height() const { return height_; }
+
+    /// The real M x N RGBA image in `image` to its spectrum in `spectrum` (Eq. 10 layout, 1/(MN)).
+    virtual void forward(const Texture& image, RenderTarget& spectrum, Profile* profile = nullptr) = 0;
+    /// A spectrum back to the image (no scaling: the forward transform carries 1/(MN)).
+    virtual void inverse(const Texture& spectrum, RenderTarget& image, Profile* profile = nullptr) = 0;
+    /// Circular convolution: forward, multiply by `kernel_spectrum` (a forward() result), inverse.
+    virtual void filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out,
+                        Profile* profile = nullptr) = 0;
+    /// The filter as a fragment-pass plan, for accounting (Table 1); null where the backend has none.
+    virtual const Plan* filter_plan() const { return nullptr; }
+    virtual std::string name() const = 0;
+
+    // CPU conveniences for tools and tests: width*height RGBA floats in and out, row 0 first.
+    std::vector<float> forward(const std::vector<float>& image);
+    std::vector<float> inverse(const std::vector<float>& spectrum);
+
+    /// A scratch input texture of the transform's size (for uploads).
+    Texture& input();
+    /// A render target of the transform's size for results the caller reads back.
+    RenderTarget& output();
+
+protected:
+    Fft2D(int width, int height, Storage storage) : width_(width), height_(height), storage_(storage) {}
+    int width_, height_;
+    Storage storage_;
+
+private:
+    Texture input_;
+    RenderTarget output_;
+};
+
+/// A transform of M x N on the current context; throws std::invalid_argument for sizes that are
+/// not powers of two >= 2 or exceed the GPU's limit.
+std::unique_ptr<Fft2D> make_fft(ProgramCache& programs, int width, int height, const FftOptions& options = {});
+
+/// Measures GPU time of the commands between begin() and end() with a GL_TIME_ELAPSED query.
+class GpuTimer {
+public:
+    GpuTimer();
+    ~GpuTimer();
+    GpuTimer(const GpuTimer&) = delete;
+    GpuTimer& operator=(const GpuTimer&) = delete;
+    void begin();
+    void end();
+    double milliseconds();  ///< waits for the result
+
+private:
+    GLuint query_ = 0;
+};
+
+}  // namespace gpufft

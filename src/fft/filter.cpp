@@ -1,0 +1,31 @@
+#include "fft/filter.h"
+
+#include <stdexcept>
+
+namespace gpufft {
+
+Filter::Filter(Fft2D& fft, const std::vector<float>& impulse_response)
+    : fft_(fft), spectrum_(fft.width(), fft.height(), Storage::Float32) {
+    set_impulse_response(impulse_response);
+}
+
+void Filter::set_impulse_response(const std::vector<float>& impulse_response) {
+    if (impulse_response.size() != static_cast<size_t>(fft_.width()) * static_cast<size_t>(fft_.height()) * 4)
+        throw std::invalid_argument("the impulse response must have the transform's size");
+    fft_.input().upload(impulse_response.data());
+    fft_.forward(fft_.input(), spectrum_);
+}
+
+void Filter::apply(const Texture& frame, RenderTarget& out, Profile* profile) {
+    fft_.filter(frame, spectrum_.texture(), out, profile);
+}
+
+std::vector<float> Filter::apply(const std::vector<float>& image) {
+    if (image.size() != static_cast<size_t>(fft_.width()) * static_cast<size_t>(fft_.height()) * 4)
+        throw std::invalid_argument("the image must have the filter's size");
+    fft_.input().upload(image.data());
+    apply(fft_.input(), fft_.output());
+    return fft_.output().download();
+}
+
+}  // namespace gpufft

@@ -1,0 +1,34 @@
+// Filtering by an impulse response in the frequency domain (the paper's Section 5, last step).
+#pragma once
+
+#include "fft/fft2d.h"
+
+#include <vector>
+
+namespace gpufft {
+
+/// An impulse response turned once into its spectrum (compressed layout) and kept on the GPU;
+/// apply() then filters any frame of the same size: forward, multiply, inverse.
+///
+/// Normalisation: the forward transform scales by 1/(MN), so the spectra of image and impulse
+/// response each carry 1/(MN) while the spectrum of their circular convolution carries it once.
+/// The multiply pass restores the factor MN (a power of two, so exactly).
+class Filter {
+public:
+    /// `impulse_response`: M x N RGBA floats, origin at texel (0, 0), circular (index -1 is M - 1).
+    Filter(Fft2D& fft, const std::vector<float>& impulse_response);
+
+    void set_impulse_response(const std::vector<float>& impulse_response);
+    /// Filters `frame` (M x N) into `out`.
+    void apply(const Texture& frame, RenderTarget& out, Profile* profile = nullptr);
+    /// CPU convenience: uploads, filters, reads back.
+    std::vector<float> apply(const std::vector<float>& image);
+    const RenderTarget& spectrum() const { return spectrum_; }
+    Fft2D& fft() { return fft_; }
+
+private:
+    Fft2D& fft_;
+    RenderTarget spectrum_;
+};
+
+}  // namespace gpufft

@@ -1,0 +1,71 @@
+// GLSL programs: sources embedded in the binary at build time (or read from GPUFFT_PROGRAMS_DIR
+// while developing shaders), variants by injected #defines, a cache keyed by (files, defines), and
+// uniform locations looked up once at link time.
+#pragma once
+
+#include "gl/gl.h"
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpufft {
+
+/// Every uniform the project's programs use; locations are looked up once per program at link time.
+enum class Uniform {
+    Src, Kernel, Twiddle, Size, Stride, TwiddleStep, Scale, Gain,
+    // the teapot scene and the display
+    ModelView, Projection, NormalMatrix, LightDir, Exposure, Mode, ViewScale,
+    Count
+};
+const char* uniform_name(Uniform u);
+
+/// The source text of programs/<name>: embedded copy, or the file under $GPUFFT_PROGRAMS_DIR.
+std::string program_source(const std::string& name);
+
+struct ProgramSpec {
+    std::string vertex;                ///< file in programs/, empty for compute programs
+    std::string fragment;              ///< or the compute shader (.comp)
+    std::vector<std::string> defines;  ///< injected as #define lines, in this order
+    bool with_common = true;           ///< prepend common.glsl to the fragment program
+    bool operator<(const ProgramSpec& o) const;
+};
+
+/// A linked program; move-only.
+class GlProgram {
+public:
+    GlProgram() = default;
+    explicit GlProgram(const ProgramSpec& spec);
+    ~GlProgram();
+    GlProgram(GlProgram&& other) noexcept;
+    GlProgram& operator=(GlProgram&& other) noexcept;
+    GlProgram(const GlProgram&) = delete;
+    GlProgram& operator=(const GlProgram&) = delete;
+
+    GLuint id() const { return id_; }
+    GLint location(Uniform u) const { return locations_[static_cast<size_t>(u)]; }
+    void use() const { glUseProgram(id_); }
+    void set(Uniform u, float v) const;
+    void set(Uniform u, float a, float b) const;
+    void set(Uniform u, int v) const;
+
+private:
+    GLuint id_ = 0;
+    std::array<GLint, static_cast<size_t>(Uniform::Count)> locations_{};
+};
+
+/// Programs by (files, defines), compiled on first use and kept for the life of the context.
+class ProgramCache {
+public:
+    const GlProgram& get(const ProgramSpec& spec);
+    size_t size() const { return programs_.size(); }
+
+private:
+    std::map<ProgramSpec, GlProgram> programs_;
+};
+
+/// Attribute index of quad.vert's a_position (bound before linking).
+constexpr GLuint kPositionAttribute = 0;
+
+}  // namespace gpufft

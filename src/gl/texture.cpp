@@ -1,0 +1,140 @@
+#include "gl/texture.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace gpufft {
+
+namespace {
+
+GLenum internal_format(Storage storage) { return storage == Storage::Float16 ? GL_RGBA16F : GL_RGBA32F; }
+
+void set_nearest_clamped() {
+    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+}
+
+}  // namespace
+
+int max_texture_side() {
+    GLint rect = 0, viewport[2] = {0, 0};
+    glGetIntegerv(GL_MAX_RECTANGLE_TEXTURE_SIZE, &rect);
+    glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
+    int limit = rect;
+    if (viewport[0] > 0 && viewport[0] < limit) limit = viewport[0];
+    if (viewport[1] > 0 && viewport[1] < limit) limit = viewport[1];
+    return limit;
+}
+
+void check_texture_size(int width, int height) {
+    int limit = max_texture_side();
+    if (width < 1 || height < 1 || width > limit || height > limit)
+        throw std::invalid_argument(std::to_string(width) + "x" + std::to_string(height) +
+                                    " is outside this GPU's texture limit of " + std::to_string(limit) + "x" +
+                                    std::to_string(limit));
+}
+
+Texture::Texture(int width, int height, Storage storage) : width_(width), height_(height), storage_(storage) {
+    check_texture_size(width, height);
+    while (glGetError() != GL_NO_ERROR) {}
+    glGenTextures(1, &id_);
+    glBindTexture(GL_TEXTURE_RECTANGLE, id_);
+    set_nearest_clamped();
+    glTexImage2D(GL_TEXTURE_RECTANGLE, 0, internal_format(storage), width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
+    try {
+        check_gl("allocating a texture");
+    } catch (...) {
+        glDeleteTextures(1, &id_);
+        id_ = 0;
+        throw;
+    }
+}
+
+Texture::~Texture() {
+    if (id_) glDeleteTextures(1, &id_);
+}
+
+Texture::Texture(Texture&& other) noexcept
+    : id_(std::exchange(other.id_, 0)), width_(other.width_), height_(other.height_), storage_(other.storage_) {}
+
+Texture& Texture::operator=(Texture&& other) noexcept {
+    if (this != &other) {
+        if (id_) glDeleteTextures(1, &id_);
+        id_ = std::exchange(other.id_, 0);
+        width_ = other.width_;
+        height_ = other.height_;
+        storage_ = other.storage_;
+    }
+    return *this;
+}
+
+void Texture::upload(const float* rgba) {
+    glBindTexture(GL_TEXTURE_RECTANGLE, id_);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, 0, 0, width_, height_, GL_RGBA, GL_FLOAT, rgba);
+    check_gl("uploading a texture");
+}
+
+Texture Texture::table(int width, const float* rgba) {
+    Texture t(width, 1, Storage::Float32);
+    t.upload(rgba);
+    return t;
+}
+
+RenderTarget::RenderTarget(int width, int height, Storage storage) : texture_(width, height, storage) {
+    glGenFramebuffers(1, &fbo_);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_RECTANGLE, texture_.id(), 0);
+    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (status != GL_FRAMEBUFFER_COMPLETE) {
+        glDeleteFramebuffers(1, &fbo_);
+        fbo_ = 0;
+        throw GlError("a " + std::to_string(width) + "x" + std::to_string(height) +
+                      " float render target is not complete (status " + std::to_string(status) + ")");
+    }
+    check_gl("creating a render target");
+}
+
+RenderTarget::~RenderTarget() {
+    if (fbo_) glDeleteFramebuffers(1, &fbo_);
+}
+
+RenderTarget::RenderTarget(RenderTarget&& other) noexcept
+    : texture_(std::move(other.texture_)), fbo_(std::exchange(other.fbo_, 0)) {}
+
+RenderTarget& RenderTarget::operator=(RenderTarget&& other) noexcept {
+    if (this != &other) {
+        if (fbo_) glDeleteFramebuffers(1, &fbo_);
+        texture_ = std::move(other.texture_);
+        fbo_ = std::exchange(other.fbo_, 0);
+    }
+    return *this;
+}
+
+void RenderTarget::bind_for_drawing() const {
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+    glViewport(0, 0, width(), height());
+}
+
+void RenderTarget::download(float* rgba) const {
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glReadPixels(0, 0, width(), height(), GL_RGBA, GL_FLOAT, rgba);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    check_gl("reading a render target back");
+}
+
+std::vector<float> RenderTarget::download() const {
+    std::vector<float> out(static_cast<size_t>(width()) * static_cast<size_t>(height()) * 4);
+    download(out.data());
+    return out;
+}
+
+}  // namespace gpufft

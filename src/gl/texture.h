@@ -1,0 +1,77 @@
+// Float RGBA textures and the render targets (texture + framebuffer object) the passes ping-pong
+// between. Rectangle textures: texel (x, y) is sampled at unnormalised (x + 0.5, y + 0.5) with
+// GL_NEAREST, exactly, whatever the size.
+#pragma once
+
+#include "gl/gl.h"
+
+#include <vector>
+
+namespace gpufft {
+
+/// Storage of the chain's textures. RGBA32F is the default and the accurate one.
+enum class Storage { Float32, Float16 };
+
+/// A GL_TEXTURE_RECTANGLE of RGBA floats; row 0 is the first row in memory. Move-only.
+class Texture {
+public:
+    Texture() = default;
+    /// Allocates width x height; throws GlError on a size above the GL limit or GL_OUT_OF_MEMORY.
+    Texture(int width, int height, Storage storage = Storage::Float32);
+    ~Texture();
+    Texture(Texture&& other) noexcept;
+    Texture& operator=(Texture&& other) noexcept;
+    Texture(const Texture&) = delete;
+    Texture& operator=(const Texture&) = delete;
+
+    GLuint id() const { return id_; }
+    int width() const { return width_; }
+    int height() const { return height_; }
+    Storage storage() const { return storage_; }
+
+    /// Uploads width*height RGBA floats, row 0 first.
+    void upload(const float* rgba);
+    /// A 1-row table (the twiddles): width RG or RGBA floats.
+    static Texture table(int width, const float* rgba);
+
+private:
+    GLuint id_ = 0;
+    int width_ = 0, height_ = 0;
+    Storage storage_ = Storage::Float32;
+};
+
+/// A texture with a framebuffer object drawing into it. Move-only.
+class RenderTarget {
+public:
+    RenderTarget() = default;
+    RenderTarget(int width, int height, Storage storage = Storage::Float32);
+    ~RenderTarget();
+    RenderTarget(RenderTarget&& other) noexcept;
+    RenderTarget& operator=(RenderTarget&& other) noexcept;
+    RenderTarget(const RenderTarget&) = delete;
+    RenderTarget& operator=(const RenderTarget&) = delete;
+
+    const Texture& texture() const { return texture_; }
+    Texture& texture() { return texture_; }
+    GLuint framebuffer() const { return fbo_; }
+    int width() const { return texture_.width(); }
+    int height() const { return texture_.height(); }
+
+    /// Binds the framebuffer for drawing and sets the viewport to the whole target.
+    void bind_for_drawing() const;
+    /// Reads the whole target back: width*height RGBA floats, row 0 first.
+    std::vector<float> download() const;
+    void download(float* rgba) const;
+
+private:
+    Texture texture_;
+    GLuint fbo_ = 0;
+};
+
+/// The largest side of a texture that can also be drawn into: min(rectangle-texture limit, viewport).
+int max_texture_side();
+
+/// Throws std::invalid_argument unless 1 <= width, height <= the GL rectangle-texture limit.
+void check_texture_size(int width, int height);
+
+}  // namespace gpufft

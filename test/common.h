@@ -1,0 +1,60 @@
+// Shared fixtures of the GL tests: one headless context per test binary, transforms cached by
+// size, seeded random images.
+#pragma once
+
+#include "check.h"
+
+#include "fft/fft2d.h"
+#include "gl/context.h"
+
+#include <map>
+#include <memory>
+#include <random>
+#include <utility>
+#include <vector>
+
+namespace test {
+
+struct Size {
+    int m, n;  // M columns, N rows
+};
+
+inline gpufft::HeadlessContext& context() {
+    static gpufft::HeadlessContext ctx;
+    static bool checked = (gpufft::require_fragment_chain_support(), true);
+    (void)checked;
+    return ctx;
+}
+
+inline gpufft::ProgramCache& programs() {
+    context();
+    static gpufft::ProgramCache cache;
+    return cache;
+}
+
+/// The transform of size s (cached for the binary's lifetime).
+inline gpufft::Fft2D* fft(Size s) {
+    static std::map<std::pair<int, int>, std::unique_ptr<gpufft::Fft2D>> cache;
+    auto& slot = cache[{s.m, s.n}];
+    if (!slot) slot = gpufft::make_fft(programs(), s.m, s.n);
+    return slot.get();
+}
+
+/// The quick sizes given, plus 2048^2, 4096^2 and 4096 x 1024 in the heavier tier.
+template <size_t K>
+std::vector<Size> sizes(const Size (&quick)[K]) {
+    std::vector<Size> out(quick, quick + K);
+    if (check::big()) out.insert(out.end(), {{2048, 2048}, {4096, 1024}, {4096, 4096}});
+    return out;
+}
+
+/// Uniform random RGBA in [-1, 1), each channel its own stream, from a fixed seed.
+inline std::vector<float> random_image(Size s, unsigned seed) {
+    std::vector<float> out(static_cast<size_t>(s.m) * static_cast<size_t>(s.n) * 4);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (float& v : out) v = u(rng);
+    return out;
+}
+
+}  // namespace test

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every test: the C++ test binaries in $1/test and the tool tests test/*.test.sh, each of which
+# ends with "N passed, N failed". Prints their output and the total as the last line.
+set -u
+bin=${1:-bin}
+here=$(cd "$(dirname "$0")" && pwd)
+passed=0 failed=0
+run_one() {
+    local name=$1; shift
+    echo "== $name"
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    printf '%s\n' "$out"
+    local last
+    last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+    if [ -z "$last" ]; then
+        echo "FAIL $name: exited $rc without a summary line"
+        failed=$((failed + 1))
+        return
+    fi
+    local p f
+    p=${last%% passed*}; f=${last#*, }; f=${f%% failed}
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "FAIL $name: exited $rc"
+        failed=$((failed + 1))
+    fi
+}
+for t in "$bin"/test/*; do
+    [ -x "$t" ] && run_one "$(basename "$t")" "$t"
+done
+for t in "$here"/*.test.sh; do
+    [ -e "$t" ] && run_one "$(basename "$t")" bash "$t" "$bin"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
