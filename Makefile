@@ -2,13 +2,13 @@
 #
 #   make            check Debian packages (installs missing ones as root), build bin/
 #   make test       build and run every test; ends with "N passed, N failed"
+#   make demo       the main job: filter the bundled images/ into out/<filter>/
 #   make images     regenerate the bundled images in images/ (needs a GL context)
-#   make filter-images  the main job: filter images/ into out/filtered/
 #   DEBUG=1         -O0 -g and a glGetError check after GL calls
 #   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (objects in obj-sanitize/)
 
 CXX      ?= g++
-PKGS     := glew egl glut libpng fftw3 fftw3f
+PKGS     := glew egl glut libpng zlib fftw3 fftw3f
 # Debian 12 packages: build tools, libraries, Mesa's software GL (llvmpipe) and what the tests drive.
 DEB_PACKAGES := g++ make pkg-config libglew-dev libegl-dev libegl-mesa0 libgl1-mesa-dri freeglut3-dev \
                 libpng-dev libfftw3-dev xvfb xauth xdotool gnuplot-nox
@@ -26,14 +26,18 @@ CPPFLAGS += -Isrc -I$(OBJ) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDFLAGS  += $(SANFLAGS)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lfftw3f_threads -lfftw3_threads -lpthread -lm
 
-LIB_SRC  := $(wildcard src/gl/*.cpp src/fft/*.cpp src/image/*.cpp src/scene/*.cpp)
+LIB_SRC  := $(wildcard src/gl/*.cpp src/fft/*.cpp src/image/*.cpp src/scene/*.cpp src/app/*.cpp)
 LIB_OBJ  := $(LIB_SRC:%.cpp=$(OBJ)/%.o)
 LIB      := $(OBJ)/libgpufft.a
 TOOLS    := $(patsubst src/tools/%.cpp,$(BIN)/%,$(wildcard src/tools/*.cpp))
 TESTS    := $(patsubst test/%.cpp,$(BIN)/test/%,$(filter-out test/check.cpp,$(wildcard test/*.cpp)))
 PROGRAMS := $(sort $(wildcard programs/*))
 
-.PHONY: all deps test images filter-images clean
+# The main job: every bundled image through several filters, and their spectra, into out/.
+DEMO_FILTERS := gaussian:4 disk:6 motion:25,30 sharpen:1.5 lowpass:0.1 highpass:0.05 \
+                images/kernels/hexagon.png images/kernels/star-streak.png images/kernels/chromatic.png
+
+.PHONY: all deps test demo images clean
 all: deps $(TOOLS) $(TESTS)
 
 deps:
@@ -73,6 +77,18 @@ $(BIN)/test/%: $(OBJ)/test/%.o $(OBJ)/test/check.o $(LIB)
 
 test: all
 	@test/run.sh $(BIN)
+
+demo: all
+	@for k in $(DEMO_FILTERS); do \
+	  name=$$(basename "$$k" .png | tr ':,' '--'); \
+	  echo "== $$k -> out/$$name/"; \
+	  $(BIN)/fftfilter -f -k "$$k" -o "out/$$name/" images/*.png || exit 1; \
+	done
+	@echo "== spectra -> out/spectrum/"; $(BIN)/fftfilter -f --spectrum -o out/spectrum/ images/*.png
+	@echo "Filtered images are in $(CURDIR)/out/ (one folder per filter, spectra in out/spectrum/)."
+
+images: $(BIN)/makeimages
+	$(BIN)/makeimages images
 
 clean:
 	rm -rf obj obj-sanitize bin

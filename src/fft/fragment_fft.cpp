@@ -31,7 +31,6 @@ FragmentFft::FragmentFft(ProgramCache& programs, int width, int height, Storage 
     ping_pong_[1] = RenderTarget(width, height, storage);
     int table = std::max(width, height);
     twiddles_ = Texture::table(table, twiddle_table(table).data());
-    glGenBuffers(1, &quads_);
     add_regions(filter_);  // the filter holds every region of the forward and inverse plans too
     // Compile every variant now, so the first frame is not slower than the rest and a driver that
     // rejects a program fails here with its log.
@@ -41,49 +40,19 @@ FragmentFft::FragmentFft(ProgramCache& programs, int width, int height, Storage 
 }
 
 FragmentFft::~FragmentFft() {
-    if (quads_) glDeleteBuffers(1, &quads_);
     if (!timestamps_.empty()) glDeleteQueries(static_cast<GLsizei>(timestamps_.size()), timestamps_.data());
 }
 
 void FragmentFft::add_regions(const Plan& plan) {
-    size_t before = first_vertex_.size();
+    std::vector<Region> regions;
     for (const Pass& pass : plan.passes)
-        for (const Draw& d : pass.draws) first_vertex_.emplace(d.region, 0);
-    if (first_vertex_.size() == before && before > 0) return;
-    std::vector<float> corners;
-    GLint vertex = 0;
-    for (auto& [r, first] : first_vertex_) {
-        first = vertex;
-        const float x0 = static_cast<float>(r.x0), y0 = static_cast<float>(r.y0);
-        const float x1 = static_cast<float>(r.x1), y1 = static_cast<float>(r.y1);
-        corners.insert(corners.end(), {x0, y0, x1, y0, x0, y1, x1, y1});
-        vertex += 4;
-    }
-    glBindBuffer(GL_ARRAY_BUFFER, quads_);
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(corners.size() * sizeof(float)), corners.data(),
-                 GL_STATIC_DRAW);
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
+        for (const Draw& d : pass.draws) regions.push_back(d.region);
+    quads_.add(regions);
 }
 
-// Everything a pass depends on is set here, so the chain runs the same after any other drawing
-// (the teapot scene, the display) on the same context.
-void FragmentFft::set_state() const {
-    glDisable(GL_DEPTH_TEST);
-    glDisable(GL_STENCIL_TEST);
-    glDisable(GL_SCISSOR_TEST);
-    glDisable(GL_BLEND);
-    glDisable(GL_CULL_FACE);
-    glDisable(GL_DITHER);
-    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
-    if (GLEW_VERSION_3_0) {
-        glClampColor(GL_CLAMP_FRAGMENT_COLOR, GL_FALSE);
-        glClampColor(GL_CLAMP_READ_COLOR, GL_FALSE);
-        glBindVertexArray(0);
-    }
-    glBindBuffer(GL_ARRAY_BUFFER, quads_);
-    glEnableVertexAttribArray(kPositionAttribute);
-    glVertexAttribPointer(kPositionAttribute, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+void FragmentFft::set_state() {
+    prepare_pass_state();
+    quads_.bind();
 }
 
 void FragmentFft::run(const Plan& plan, const Texture& src, RenderTarget& dst, const Texture* kernel,
@@ -132,14 +101,13 @@ void FragmentFft::run(const Plan& plan, const Texture& src, RenderTarget& dst, c
             if (pass.axis_length > 0) program.set(Uniform::TwiddleStep, table / pass.axis_length);
             program.set(Uniform::Scale, pass.scale);
             program.set(Uniform::Gain, pass.scale);
-            glDrawArrays(GL_TRIANGLE_STRIP, first_vertex_.at(d.region), 4);
+            quads_.draw(d.region);
             if (profile) glQueryCounter(timestamps_[query++], GL_TIMESTAMP);
         }
         source = &target.texture();
     }
     glUseProgram(0);
-    glDisableVertexAttribArray(kPositionAttribute);
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    quads_.unbind();
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     check_gl("running the fragment chain");
 

@@ -4,7 +4,7 @@
 
 #include "fft/fft2d.h"
 
-#include <map>
+#include "gl/quad.h"
 
 namespace gpufft {
 
@@ -34,14 +34,13 @@ public:
 
 private:
     void add_regions(const Plan& plan);
-    void set_state() const;
+    void set_state();
 
     ProgramCache& programs_;
     Plan forward_, inverse_, filter_;
     RenderTarget ping_pong_[2];
     Texture twiddles_;            // W_T^k for T = max(M, N)
-    GLuint quads_ = 0;            // vertex buffer: 4 corners (triangle strip) per distinct region
-    std::map<Region, GLint> first_vertex_;
+    QuadBuffer quads_;
     std::vector<GLuint> timestamps_;
 };
 

@@ -29,10 +29,6 @@ bool Variant::operator<(const Variant& o) const {
     return std::tie(program, defines) < std::tie(o.program, o.defines);
 }
 
-bool Region::operator<(const Region& o) const {
-    return std::tie(x0, y0, x1, y1) < std::tie(o.x0, o.y0, o.x1, o.y1);
-}
-
 bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
 int log2_exact(long long n) {
@@ -195,6 +191,53 @@ long long table1_invocations(Program p, int width, int height) {
         case Program::Multiply: return m * n;
     }
     return 0;
+}
+
+namespace {
+bool has(const Variant& v, const char* define) {
+    for (const std::string& d : v.defines)
+        if (d == define) return true;
+    return false;
+}
+}  // namespace
+
+Cost cost_of(const Variant& v) {
+    switch (v.program) {
+        case Program::Fft: return {4, 16};       // E, O, O's other part, twiddle; E + Wr O -+ Wi O'
+        case Program::Untangle: return {2, 8};   // (a +- b) * s
+        case Program::Scale: return {1, 4};
+        case Program::Tangle: return {2, 4};
+        case Program::Pass: return {1, 0};
+        case Program::Multiply: return has(v, "PART_REAL_ONLY") ? Cost{2, 8} : Cost{4, 16};  // (ab -+ a'b') * gain
+    }
+    return {};
+}
+
+Totals plan_totals(const Plan& plan) {
+    Totals t;
+    for (const Pass& pass : plan.passes)
+        for (const Draw& d : pass.draws) {
+            size_t p = static_cast<size_t>(d.variant.program);
+            Cost c = cost_of(d.variant);
+            double n = static_cast<double>(d.region.area());
+            t.invocations[p] += d.region.area();
+            t.flops[p] += n * c.flops;
+            t.bytes_read[p] += n * c.fetches * 16.0;
+            t.bytes_written[p] += n * 16.0;
+        }
+    return t;
+}
+
+PaperInstructions paper_instructions(Program p) {
+    switch (p) {
+        case Program::Fft: return {27, 3};
+        case Program::Untangle: return {4, 2};
+        case Program::Scale: return {1, 1};
+        case Program::Tangle: return {1, 2};
+        case Program::Pass: return {0, 1};
+        case Program::Multiply: return {66, 4};
+    }
+    return {0, 0};
 }
 
 std::string describe_plan(const Plan& plan) {

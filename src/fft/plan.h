@@ -4,6 +4,8 @@
 // this data; the executor runs it; nothing re-derives it.
 #pragma once
 
+#include "gl/quad.h"
+
 #include <array>
 #include <string>
 #include <vector>
@@ -24,14 +26,6 @@ struct Variant {
     std::string describe() const;  ///< "fft[AXIS_ROWS PAIR_TANGLED PART_REAL]"
     bool operator<(const Variant& o) const;
     bool operator==(const Variant& o) const { return program == o.program && defines == o.defines; }
-};
-
-/// A rectangle of texels [x0, x1) x [y0, y1).
-struct Region {
-    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    long long area() const { return static_cast<long long>(x1 - x0) * (y1 - y0); }
-    bool empty() const { return x1 <= x0 || y1 <= y0; }
-    bool operator<(const Region& o) const;
 };
 
 /// One quad: a variant drawn over a region.
@@ -73,6 +67,27 @@ std::array<long long, kProgramCount> count_invocations(const Plan& plan);
 
 /// Table 1 of the paper: invocations per program for filtering an M x N image.
 long long table1_invocations(Program p, int width, int height);
+
+/// Per-fragment cost of a variant: RGBA texels fetched (16 bytes each, the twiddle table included)
+/// and floating-point operations on the data path for all four channels (a multiply-add counts 2).
+struct Cost {
+    int fetches = 0;
+    int flops = 0;
+};
+Cost cost_of(const Variant& v);
+
+/// Table 2 for a plan: per program, operations and bytes moved.
+struct Totals {
+    std::array<long long, kProgramCount> invocations{};
+    std::array<double, kProgramCount> flops{}, bytes_read{}, bytes_written{};
+};
+Totals plan_totals(const Plan& plan);
+
+/// Table 1's instruction counts (arithmetic, texture) per fragment of the paper's Cg programs.
+struct PaperInstructions {
+    int arithmetic, texture;
+};
+PaperInstructions paper_instructions(Program p);
 
 /// The plan, one line per pass and draw (what `--list-passes` prints).
 std::string describe_plan(const Plan& plan);

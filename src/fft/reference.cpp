@@ -35,7 +35,9 @@ std::vector<Complex> r2c(const std::vector<double>& image, int width, int height
     return spectrum;
 }
 
-std::vector<double> c2r(const std::vector<Complex>& spectrum, int width, int height) {
+}  // namespace
+
+std::vector<double> real_inverse_dft(const std::vector<Complex>& spectrum, int width, int height) {
     const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
     fftw_complex* in = fftw_alloc_complex(spectrum.size());
     double* out = fftw_alloc_real(n);
@@ -51,6 +53,8 @@ std::vector<double> c2r(const std::vector<Complex>& spectrum, int width, int hei
     fftw_free(out);
     return image;
 }
+
+namespace {
 
 template <typename T>
 ErrorStats compare_values(const std::vector<T>& ref, const std::vector<T>& got) {
@@ -86,7 +90,7 @@ std::vector<double> reference_circular_convolution(const std::vector<double>& im
     std::vector<Complex> a = r2c(image, width, height), b = r2c(kernel, width, height);
     const double scale = 1.0 / (static_cast<double>(width) * height);  // c2r is unnormalised
     for (size_t i = 0; i < a.size(); ++i) a[i] *= b[i] * scale;
-    return c2r(a, width, height);
+    return real_inverse_dft(a, width, height);
 }
 
 ErrorStats compare(const std::vector<double>& ref, const std::vector<double>& got) { return compare_values(ref, got); }

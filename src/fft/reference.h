@@ -15,6 +15,10 @@ std::vector<double> channel_of(const std::vector<float>& rgba, int channel);
 /// (M/2 + 1) x N values, index v (M/2 + 1) + u.
 std::vector<std::complex<double>> reference_spectrum(const std::vector<double>& image, int width, int height);
 
+/// FFTW's c2r of an r2c half spectrum ((M/2 + 1) x N), unnormalised: the sum over (u, v) of
+/// F(u, v) exp(+2 pi i (u x / M + v y / N)).
+std::vector<double> real_inverse_dft(const std::vector<std::complex<double>>& half, int width, int height);
+
 /// Circular convolution of one channel of an image with an impulse response (origin at (0, 0)),
 /// through FFTW in double precision.
 std::vector<double> reference_circular_convolution(const std::vector<double>& image, const std::vector<double>& kernel,

@@ -119,7 +119,10 @@ GlProgram::GlProgram(const ProgramSpec& spec) {
     }
     id_ = glCreateProgram();
     for (GLuint s : shaders) glAttachShader(id_, s);
-    if (!spec.vertex.empty()) glBindAttribLocation(id_, kPositionAttribute, "a_position");
+    if (!spec.vertex.empty()) {
+        glBindAttribLocation(id_, kPositionAttribute, "a_position");
+        glBindAttribLocation(id_, kNormalAttribute, "a_normal");
+    }
     glLinkProgram(id_);
     for (GLuint s : shaders) {
         glDetachShader(id_, s);
@@ -169,6 +172,19 @@ void GlProgram::set(Uniform u, float a, float b) const {
 }
 void GlProgram::set(Uniform u, int v) const {
     if (GLint l = location(u); l >= 0) glUniform1i(l, v);
+}
+
+void GlProgram::set_vec3(Uniform u, const float* v) const {
+    if (GLint l = location(u); l >= 0) glUniform3fv(l, 1, v);
+}
+void GlProgram::set_vec4(Uniform u, const float* v) const {
+    if (GLint l = location(u); l >= 0) glUniform4fv(l, 1, v);
+}
+void GlProgram::set_mat3(Uniform u, const float* m) const {
+    if (GLint l = location(u); l >= 0) glUniformMatrix3fv(l, 1, GL_FALSE, m);
+}
+void GlProgram::set_mat4(Uniform u, const float* m) const {
+    if (GLint l = location(u); l >= 0) glUniformMatrix4fv(l, 1, GL_FALSE, m);
 }
 
 const GlProgram& ProgramCache::get(const ProgramSpec& spec) {

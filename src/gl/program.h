@@ -49,6 +49,10 @@ public:
     void set(Uniform u, float v) const;
     void set(Uniform u, float a, float b) const;
     void set(Uniform u, int v) const;
+    void set_vec3(Uniform u, const float* v) const;
+    void set_vec4(Uniform u, const float* v) const;
+    void set_mat3(Uniform u, const float* column_major) const;
+    void set_mat4(Uniform u, const float* column_major) const;
 
 private:
     GLuint id_ = 0;
@@ -65,7 +69,8 @@ private:
     std::map<ProgramSpec, GlProgram> programs_;
 };
 
-/// Attribute index of quad.vert's a_position (bound before linking).
+/// Attribute indices of a_position and a_normal (bound before linking).
 constexpr GLuint kPositionAttribute = 0;
+constexpr GLuint kNormalAttribute = 1;
 
 }  // namespace gpufft

@@ -85,15 +85,23 @@ Texture Texture::table(int width, const float* rgba) {
     return t;
 }
 
-RenderTarget::RenderTarget(int width, int height, Storage storage) : texture_(width, height, storage) {
+RenderTarget::RenderTarget(int width, int height, Storage storage, bool depth) : texture_(width, height, storage) {
     glGenFramebuffers(1, &fbo_);
     glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_RECTANGLE, texture_.id(), 0);
+    if (depth) {
+        glGenRenderbuffers(1, &depth_);
+        glBindRenderbuffer(GL_RENDERBUFFER, depth_);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
+        glBindRenderbuffer(GL_RENDERBUFFER, 0);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth_);
+    }
     GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     if (status != GL_FRAMEBUFFER_COMPLETE) {
         glDeleteFramebuffers(1, &fbo_);
-        fbo_ = 0;
+        if (depth_) glDeleteRenderbuffers(1, &depth_);
+        fbo_ = depth_ = 0;
         throw GlError("a " + std::to_string(width) + "x" + std::to_string(height) +
                       " float render target is not complete (status " + std::to_string(status) + ")");
     }
@@ -102,16 +110,19 @@ RenderTarget::RenderTarget(int width, int height, Storage storage) : texture_(wi
 
 RenderTarget::~RenderTarget() {
     if (fbo_) glDeleteFramebuffers(1, &fbo_);
+    if (depth_) glDeleteRenderbuffers(1, &depth_);
 }
 
 RenderTarget::RenderTarget(RenderTarget&& other) noexcept
-    : texture_(std::move(other.texture_)), fbo_(std::exchange(other.fbo_, 0)) {}
+    : texture_(std::move(other.texture_)), fbo_(std::exchange(other.fbo_, 0)), depth_(std::exchange(other.depth_, 0)) {}
 
 RenderTarget& RenderTarget::operator=(RenderTarget&& other) noexcept {
     if (this != &other) {
         if (fbo_) glDeleteFramebuffers(1, &fbo_);
+        if (depth_) glDeleteRenderbuffers(1, &depth_);
         texture_ = std::move(other.texture_);
         fbo_ = std::exchange(other.fbo_, 0);
+        depth_ = std::exchange(other.depth_, 0);
     }
     return *this;
 }

@@ -44,7 +44,8 @@ private:
 class RenderTarget {
 public:
     RenderTarget() = default;
-    RenderTarget(int width, int height, Storage storage = Storage::Float32);
+    /// With `depth`, a 24-bit depth renderbuffer is attached too (for drawing a scene).
+    RenderTarget(int width, int height, Storage storage = Storage::Float32, bool depth = false);
     ~RenderTarget();
     RenderTarget(RenderTarget&& other) noexcept;
     RenderTarget& operator=(RenderTarget&& other) noexcept;
@@ -66,6 +67,7 @@ public:
 private:
     Texture texture_;
     GLuint fbo_ = 0;
+    GLuint depth_ = 0;
 };
 
 /// The largest side of a texture that can also be drawn into: min(rectangle-texture limit, viewport).

@@ -1,0 +1,76 @@
+#include "app/cli.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <algorithm>
+#include <cstdlib>
+
+namespace gpufft {
+
+double parse_double(const std::string& text, const std::string& what, double lo, double hi) {
+    char* end = nullptr;
+    errno = 0;
+    double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(v)) throw UsageError(what + " '" + text + "' is not a number");
+    if (v < lo || v > hi) {
+        char range[96];
+        std::snprintf(range, sizeof range, " must be in [%g, %g]", lo, hi);
+        throw UsageError(what + " " + text + range);
+    }
+    return v;
+}
+
+int parse_int(const std::string& text, const std::string& what, int lo, int hi) {
+    double v = parse_double(text, what, lo, hi);
+    if (v != std::floor(v)) throw UsageError(what + " " + text + " must be a whole number");
+    return static_cast<int>(v);
+}
+
+void parse_size(const std::string& text, const std::string& what, int& width, int& height) {
+    size_t x = text.find('x');
+    width = parse_int(text.substr(0, x), what + " width", 1, 1 << 20);
+    height = x == std::string::npos ? width : parse_int(text.substr(x + 1), what + " height", 1, 1 << 20);
+}
+
+Backend parse_backend(const std::string& name) {
+    if (name == "fragment") return Backend::Fragment;
+    if (name == "compute") return Backend::Compute;
+    throw UsageError("unknown backend '" + name + "' (fragment or compute)");
+}
+
+const char* backend_name(Backend b) { return b == Backend::Compute ? "compute" : "fragment"; }
+
+int report(const char* tool, const std::string& message, int status) {
+    std::string line = message;
+    for (char& c : line)
+        if (c == '\n') c = ' ';
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::fprintf(stderr, "%s: %s\n", tool, line.c_str());
+    return status;
+}
+
+int run_tool(const char* tool, const std::function<int()>& body) {
+    try {
+        return body();
+    } catch (const UsageError& e) {
+        return report(tool, std::string(e.what()) + " (see --help)", kExitUsage);
+    } catch (const GlError& e) {
+        return report(tool, std::string("no usable OpenGL: ") + e.what(), kExitNoGl);
+    } catch (const std::exception& e) {
+        return report(tool, e.what(), kExitFailed);
+    }
+}
+
+void throw_option_error(int code, char** argv, int optind) {
+    if (code == ':') throw UsageError(std::string("option ") + argv[optind - 1] + " needs a value");
+    throw UsageError(std::string("unknown option ") + argv[optind - 1]);
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+}  // namespace gpufft

@@ -1,0 +1,58 @@
+// What the three tools share on their command lines: number parsing, GL and backend options,
+// the version, and the one-line error convention "tool: problem".
+#pragma once
+
+#include "fft/fft2d.h"
+#include "gl/context.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpufft {
+
+constexpr const char* kVersion = "1.0.0";
+
+/// A command-line mistake: reported as "tool: problem (see --help)", exit status 2.
+class UsageError : public Error {
+public:
+    using Error::Error;
+};
+
+int parse_int(const std::string& text, const std::string& what, int lo, int hi);
+double parse_double(const std::string& text, const std::string& what, double lo, double hi);
+/// "WxH" (or "N" for N x N).
+void parse_size(const std::string& text, const std::string& what, int& width, int& height);
+Backend parse_backend(const std::string& name);
+const char* backend_name(Backend b);
+
+/// Exit statuses shared by the tools.
+enum ExitStatus { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNoGl = 3 };
+
+/// Prints "tool: message" on stderr, one line (embedded newlines folded), and returns `status`.
+int report(const char* tool, const std::string& message, int status);
+
+/// A tool's main(): runs `body` (which returns the exit status); a UsageError, a GlError or any
+/// other exception becomes one line on stderr and its exit status.
+int run_tool(const char* tool, const std::function<int()>& body);
+
+/// Runs an option parser, turning every gpufft::Error it throws (a bad kernel spec, boundary or
+/// tone map name) into a UsageError.
+template <typename Parse>
+auto parse_or_usage(Parse parse) -> decltype(parse()) {
+    try {
+        return parse();
+    } catch (const UsageError&) {
+        throw;
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
+}
+
+/// The UsageError for getopt_long's ':' (missing value) and '?' (unknown option) returns.
+[[noreturn]] void throw_option_error(int code, char** argv, int optind);
+
+/// The median (the upper one of an even count's middle pair); 0 for none.
+double median(std::vector<double> values);
+
+}  // namespace gpufft

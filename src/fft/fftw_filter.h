@@ -1,0 +1,38 @@
+// The CPU side of the paper's comparison (Section 6), done as the GPU does it: four interleaved
+// 32-bit channels, r2c forward, multiply by a kernel spectrum made once, c2r inverse. FFTW in
+// single precision (fftwf) with FFTW_MEASURE plans; planning happens in the constructor.
+#pragma once
+
+#include <complex>
+#include <vector>
+
+namespace gpufft {
+
+class FftwfFilter {
+public:
+    /// `impulse`: width*height RGBA floats, origin at (0, 0). `threads` >= 1.
+    FftwfFilter(int width, int height, int threads, const std::vector<float>& impulse);
+    ~FftwfFilter();
+    FftwfFilter(const FftwfFilter&) = delete;
+    FftwfFilter& operator=(const FftwfFilter&) = delete;
+
+    /// Forward transform of one channel of `rgba`, scaled 1/(MN): (M/2 + 1) x N values.
+    std::vector<std::complex<double>> spectrum(const std::vector<float>& rgba, int channel);
+    /// The frame the filter works on in place: width*height*4 floats (SIMD-aligned by FFTW).
+    float* frame() { return real_; }
+    /// The whole filter, in place on frame(): forward, multiply, inverse.
+    void filter();
+
+    static const char* version();
+
+private:
+    int width_, height_;
+    size_t half_;  // complex values per channel
+    float* real_ = nullptr;      // interleaved RGBA
+    void* spectrum_ = nullptr;   // fftwf_complex[4 * half_], channel after channel
+    void* kernel_ = nullptr;     // the kernel's spectrum, with the 1/(MN) of the round trip folded in
+    void* forward_ = nullptr;    // fftwf_plan
+    void* inverse_ = nullptr;
+};
+
+}  // namespace gpufft

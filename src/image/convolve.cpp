@@ -1,0 +1,155 @@
+#include "image/convolve.h"
+
+#include "gl/gl.h"
+
+#include <algorithm>
+
+namespace gpufft {
+
+Boundary parse_boundary(const std::string& name) {
+    if (name == "reflect") return Boundary::Reflect;
+    if (name == "clamp") return Boundary::Clamp;
+    if (name == "zero") return Boundary::Zero;
+    if (name == "wrap") return Boundary::Wrap;
+    throw Error("unknown boundary '" + name + "' (reflect, clamp, zero or wrap)");
+}
+
+const char* boundary_name(Boundary b) {
+    switch (b) {
+        case Boundary::Reflect: return "reflect";
+        case Boundary::Clamp: return "clamp";
+        case Boundary::Zero: return "zero";
+        case Boundary::Wrap: return "wrap";
+    }
+    return "?";
+}
+
+long long boundary_index(long long i, long long n, Boundary b) {
+    if (i >= 0 && i < n) return i;
+    switch (b) {
+        case Boundary::Zero: return -1;
+        case Boundary::Clamp: return i < 0 ? 0 : n - 1;
+        case Boundary::Wrap: {
+            long long r = i % n;
+            return r < 0 ? r + n : r;
+        }
+        case Boundary::Reflect: {  // period 2n: 0 1 .. n-1 n-1 .. 1 0
+            long long r = i % (2 * n);
+            if (r < 0) r += 2 * n;
+            return r < n ? r : 2 * n - 1 - r;
+        }
+    }
+    return -1;
+}
+
+// With the kernel's centre at index 0 (tap i at (i - centre) mod fft), circular convolution of a
+// tile t(s) = in(start + s) gives sum_i k(i) in(start + s + centre - i). That is output
+// start + s wherever no tap wraps: s >= size - 1 - centre and s <= fft - 1 - centre. So a tile
+// reading from b - lead, lead = size - 1 - centre, yields outputs b .. b + fft - size at indices
+// lead .. lead + block - 1 (overlap-save). A wrapped power-of-two axis needs no tile at all: the
+// circular convolution of the whole axis is the answer (lead 0, block = length).
+AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft) {
+    AxisTiling t;
+    t.kernel_shift = centre;
+    if (b == Boundary::Wrap && length >= 2 && (length & (length - 1)) == 0 && length <= max_fft) {
+        t.fft = t.block = length;
+        t.circular = true;
+        return t;
+    }
+    long long need = std::max<long long>(2, static_cast<long long>(length) + size - 1);
+    long long fft = 2;
+    while (fft < need && fft < max_fft) fft *= 2;
+    t.fft = static_cast<int>(fft);
+    t.lead = size - 1 - centre;
+    t.block = std::min(length, t.fft - size + 1);
+    if (t.block < 1)
+        throw Error("a " + std::to_string(size) + "-pixel kernel leaves no room in a " + std::to_string(t.fft) +
+                    "-point FFT (largest allowed " + std::to_string(max_fft) + ")");
+    return t;
+}
+
+std::vector<float> impulse_response(const Kernel& kernel, int fft_width, int fft_height, bool flip_y) {
+    // Taps beyond the grid fold over it: circular convolution with the kernel wrapped, as a
+    // periodic image demands.
+    const Image& w = kernel.weights;
+    std::vector<float> impulse(static_cast<size_t>(fft_width) * static_cast<size_t>(fft_height) * 4, 0.0f);
+    for (int j = 0; j < w.height; ++j)
+        for (int i = 0; i < w.width; ++i) {
+            long long tx = boundary_index(i - kernel.cx, fft_width, Boundary::Wrap);
+            long long ty = boundary_index(flip_y ? kernel.cy - j : j - kernel.cy, fft_height, Boundary::Wrap);
+            float* dst = &impulse[(static_cast<size_t>(ty) * static_cast<size_t>(fft_width) + static_cast<size_t>(tx)) * 4];
+            for (int c = 0; c < 4; ++c) dst[c] += w.at(i, j)[c];
+        }
+    return impulse;
+}
+
+Convolver::Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions options)
+    : programs_(programs), kernel_(std::move(kernel)), options_(options) {
+    if (options_.max_fft <= 0) {
+        int side = max_texture_side(), p = 2;
+        while (p * 2 <= side) p *= 2;
+        options_.max_fft = p;
+    }
+}
+
+Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
+    for (auto it = setups_.begin(); it != setups_.end(); ++it)
+        if (it->width == x.fft && it->height == y.fft) {
+            setups_.splice(setups_.begin(), setups_, it);
+            return setups_.front();
+        }
+    while (static_cast<int>(setups_.size()) >= std::max(1, options_.cached_sizes)) setups_.pop_back();
+    Setup s{x.fft, y.fft, x, y, make_fft(programs_, x.fft, y.fft, options_.fft), nullptr};
+    s.filter = std::make_unique<Filter>(*s.fft, impulse_response(kernel_, x.fft, y.fft));
+    setups_.push_front(std::move(s));
+    return setups_.front();
+}
+
+Image Convolver::apply(const Image& image) {
+    const Boundary b = options_.boundary;
+    AxisTiling tx = tile_axis(image.width, kernel_.weights.width, kernel_.cx, b, options_.max_fft);
+    AxisTiling ty = tile_axis(image.height, kernel_.weights.height, kernel_.cy, b, options_.max_fft);
+    Setup& s = setup(tx, ty);
+    Fft2D& fft = *s.fft;
+
+    Image out(image.width, image.height);
+    std::vector<float> tile(static_cast<size_t>(tx.fft) * static_cast<size_t>(ty.fft) * 4);
+    std::vector<float> result;
+    std::vector<long long> column(static_cast<size_t>(tx.fft));
+    last_ = Stats{0, tx.fft, ty.fft, 0};
+    GpuTimer timer;
+    for (int by = 0; by < image.height; by += ty.block) {
+        for (int bx = 0; bx < image.width; bx += tx.block) {
+            for (int s = 0; s < tx.fft; ++s) column[static_cast<size_t>(s)] = boundary_index(bx - tx.lead + s, image.width, b);
+            for (int r = 0; r < ty.fft; ++r) {
+                long long iy = boundary_index(by - ty.lead + r, image.height, b);
+                float* dst = &tile[static_cast<size_t>(r) * static_cast<size_t>(tx.fft) * 4];
+                for (int s = 0; s < tx.fft; ++s, dst += 4) {
+                    long long ix = column[static_cast<size_t>(s)];
+                    if (iy < 0 || ix < 0) {
+                        std::fill(dst, dst + 4, 0.0f);
+                    } else {
+                        const float* src = image.at(static_cast<int>(ix), static_cast<int>(iy));
+                        std::copy(src, src + 4, dst);
+                    }
+                }
+            }
+            fft.input().upload(tile.data());
+            timer.begin();
+            s.filter->apply(fft.input(), fft.output());
+            timer.end();
+            result = fft.output().download();
+            last_.gpu_ms += timer.milliseconds();
+            ++last_.tiles;
+            int rows = std::min(ty.block, image.height - by), cols = std::min(tx.block, image.width - bx);
+            for (int q = 0; q < rows; ++q) {
+                const float* src = &result[(static_cast<size_t>(q + ty.lead) * static_cast<size_t>(tx.fft) +
+                                            static_cast<size_t>(tx.lead)) * 4];
+                std::copy(src, src + static_cast<size_t>(cols) * 4, out.at(bx, by + q));
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace gpufft

@@ -1,0 +1,86 @@
+// Convolving images of any size with a kernel on the GPU, through the core filter: boundary rules,
+// padding to power-of-two FFT sizes, and overlap-save tiles for images the GPU cannot take whole.
+#pragma once
+
+#include "fft/fft2d.h"
+#include "fft/filter.h"
+#include "image/image.h"
+#include "image/kernels.h"
+
+#include <list>
+#include <memory>
+#include <string>
+
+namespace gpufft {
+
+/// What lies beyond the image edge.
+enum class Boundary {
+    Reflect,  ///< mirrored with the edge pixel repeated: ... c b a | a b c ... (half-sample symmetric)
+    Clamp,    ///< the edge pixel repeated
+    Zero,     ///< transparent black
+    Wrap,     ///< periodic: the paper's circular convolution
+};
+Boundary parse_boundary(const std::string& name);  ///< throws gpufft::Error on an unknown name
+const char* boundary_name(Boundary b);
+
+/// Index into [0, n) that coordinate i (any integer) reads under rule b; -1 means "zero".
+long long boundary_index(long long i, long long n, Boundary b);
+
+/// How one axis is split: FFT length, output block per tile, and where kernel and tile start.
+struct AxisTiling {
+    int fft = 0;            ///< power of two
+    int block = 0;          ///< output pixels per tile
+    bool circular = false;  ///< wrap on a power-of-two axis: the whole axis, circularly, no padding
+    int kernel_shift = 0;   ///< kernel tap i sits at index (i - kernel_shift) mod fft
+    int lead = 0;           ///< a tile starting at output b reads input from b - lead; output q is at q + lead
+    int tiles(int length) const { return (length + block - 1) / block; }
+};
+
+/// The tiling of an axis of `length` for a kernel of `size` centred at `centre`; `max_fft` bounds
+/// the FFT length. Throws gpufft::Error if the kernel leaves no room for output.
+AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft);
+
+/// The kernel as the core filter's impulse response on an fft_width x fft_height grid: its centre at
+/// (0, 0), taps beyond the grid folded over it (circularly). With `flip_y` the kernel is mirrored
+/// vertically, for frames stored bottom row first (GL) while kernels are given top row first.
+std::vector<float> impulse_response(const Kernel& kernel, int fft_width, int fft_height, bool flip_y = false);
+
+struct ConvolveOptions {
+    Boundary boundary = Boundary::Reflect;
+    int max_fft = 0;          ///< largest FFT side (power of two); 0: the GPU's limit
+    FftOptions fft;
+    int cached_sizes = 3;     ///< transforms and kernel spectra kept for reuse across images
+};
+
+/// Filters images of any size with one kernel. Transforms and the kernel spectrum are made once per
+/// FFT size and reused.
+class Convolver {
+public:
+    Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions options);
+
+    Image apply(const Image& image);
+    const Kernel& kernel() const { return kernel_; }
+
+    struct Stats {
+        int tiles = 0, fft_width = 0, fft_height = 0;
+        double gpu_ms = 0;  ///< summed GPU time of the filter runs (timer queries)
+    };
+    const Stats& last() const { return last_; }
+
+private:
+    struct Setup {
+        int width, height;
+        AxisTiling x, y;
+        std::unique_ptr<Fft2D> fft;
+        std::unique_ptr<Filter> filter;
+    };
+    Setup& setup(const AxisTiling& x, const AxisTiling& y);
+
+    ProgramCache& programs_;
+    Kernel kernel_;
+    ConvolveOptions options_;
+    std::list<Setup> setups_;  // most recently used first
+    Stats last_;
+};
+
+}  // namespace gpufft

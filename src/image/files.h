@@ -1,0 +1,44 @@
+// Files the tools write: whole or not at all, never over an input.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace gpufft {
+
+/// An output file written under a temporary name in the same directory and renamed over its
+/// final name by commit(). Until then the final name is untouched; if the object dies first
+/// (an exception, an error), the temporary file is removed. A crash leaves only a hidden
+/// ".NAME.tmp-XXXXXX" file, never a partial file under the final name.
+class AtomicFile {
+public:
+    /// Throws gpufft::Error "<path>: ..." when the directory cannot take the file, or when the file
+    /// exists and `overwrite` is false.
+    AtomicFile(const std::string& path, bool overwrite);
+    ~AtomicFile();
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+
+    FILE* stream() { return file_; }
+    /// Flushes to disk and renames into place (refusing to replace a file unless `overwrite`).
+    void commit();
+
+private:
+    std::string path_, temp_;
+    FILE* file_ = nullptr;
+    bool overwrite_;
+    bool committed_ = false;
+};
+
+bool file_exists(const std::string& path);
+bool is_directory(const std::string& path);
+/// Same inode (hard links and symbolic links included); false if either does not exist.
+bool same_file(const std::string& a, const std::string& b);
+/// Creates a directory and its parents; throws gpufft::Error naming the path.
+void make_directories(const std::string& path);
+/// "dir/name.png" -> "name.png"; "name.png" -> "name"
+std::string base_name(const std::string& path);
+std::string strip_extension(const std::string& name);
+std::string parent_directory(const std::string& path);
+
+}  // namespace gpufft

@@ -1,0 +1,325 @@
+#include "image/png_io.h"
+
+#include "gl/gl.h"  // gpufft::Error
+#include "image/files.h"
+
+#include <png.h>
+
+#include <cerrno>
+#include <cmath>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+
+namespace gpufft {
+
+namespace {
+
+// libpng reports errors by longjmp. Every libpng call that can fail runs inside one of the small
+// functions below that hold the setjmp; their frames own no C++ objects, so the jump skips no
+// destructor. Messages land in the context's buffer.
+
+struct PngContext {
+    FILE* file = nullptr;
+    png_structp png = nullptr;
+    png_infop info = nullptr;
+    char message[256] = {0};
+    char warning[256] = {0};  // the last warning: libpng often says why in a warning, then fails
+    bool truncated = false;
+};
+
+void on_error(png_structp png, png_const_charp msg) {
+    auto* c = static_cast<PngContext*>(png_get_error_ptr(png));
+    if (!c->message[0]) std::snprintf(c->message, sizeof c->message, "%s", msg);
+    std::longjmp(png_jmpbuf(png), 1);
+}
+
+// Ancillary-chunk problems are warnings (libpng drops the chunk); kept to explain a later error.
+void on_warning(png_structp png, png_const_charp msg) {
+    auto* c = static_cast<PngContext*>(png_get_error_ptr(png));
+    std::snprintf(c->warning, sizeof c->warning, "%s", msg);
+}
+
+void read_data(png_structp png, png_bytep data, size_t length) {
+    auto* c = static_cast<PngContext*>(png_get_io_ptr(png));
+    if (std::fread(data, 1, length, c->file) != length) {
+        c->truncated = !std::ferror(c->file);
+        png_error(png, c->truncated ? "the file ends early (truncated)" : "read error");
+    }
+}
+
+void write_data(png_structp png, png_bytep data, size_t length) {
+    auto* c = static_cast<PngContext*>(png_get_io_ptr(png));
+    if (std::fwrite(data, 1, length, c->file) != length) png_error(png, "write error");
+}
+
+void flush_data(png_structp) {}
+
+struct Header {
+    png_uint_32 width = 0, height = 0;
+    int bit_depth = 0, color_type = 0, interlace = 0;
+};
+
+bool read_header(PngContext* c, Header* h) {
+    if (setjmp(png_jmpbuf(c->png))) return false;
+    png_set_sig_bytes(c->png, 8);
+    // Our own pixel limit applies (PngLimits), with a clear message; lift libpng's 1e6 per side.
+    png_set_user_limits(c->png, 0x7fffffff, 0x7fffffff);
+    png_read_info(c->png, c->info);
+    png_get_IHDR(c->png, c->info, &h->width, &h->height, &h->bit_depth, &h->color_type, &h->interlace, nullptr,
+                 nullptr);
+    return true;
+}
+
+/// Every format to 16-bit RGBA in native byte order.
+bool set_transforms(PngContext* c, bool has_alpha, int* passes, size_t* rowbytes) {
+    if (setjmp(png_jmpbuf(c->png))) return false;
+    png_set_expand(c->png);      // palette to RGB, grey < 8 bits to 8, tRNS to alpha
+    png_set_expand_16(c->png);   // 8 bits to 16 (v * 257: exact for v / 255)
+    png_set_gray_to_rgb(c->png);
+    if (!has_alpha) png_set_add_alpha(c->png, 0xffff, PNG_FILLER_AFTER);
+    png_set_swap(c->png);        // little-endian hosts: native uint16
+    *passes = png_set_interlace_handling(c->png);
+    png_read_update_info(c->png, c->info);
+    *rowbytes = png_get_rowbytes(c->png, c->info);
+    return true;
+}
+
+bool read_row(PngContext* c, png_bytep row) {
+    if (setjmp(png_jmpbuf(c->png))) return false;
+    png_read_row(c->png, row, nullptr);
+    return true;
+}
+
+bool read_all(PngContext* c, png_bytepp rows) {
+    if (setjmp(png_jmpbuf(c->png))) return false;
+    png_read_image(c->png, rows);
+    return true;
+}
+
+bool read_end(PngContext* c) {
+    if (setjmp(png_jmpbuf(c->png))) return false;
+    png_read_end(c->png, nullptr);
+    return true;
+}
+
+void read_metadata(PngContext* c, PngFormat& f) {
+    int intent = 0;
+    if (png_get_sRGB(c->png, c->info, &intent)) {
+        f.srgb = true;
+        f.srgb_intent = intent;
+    }
+    double gamma = 0;
+    if (png_get_gAMA(c->png, c->info, &gamma)) f.gamma = gamma;
+    png_charp name = nullptr;
+    png_bytep profile = nullptr;
+    png_uint_32 length = 0;
+    int compression = 0;
+    if (png_get_iCCP(c->png, c->info, &name, &compression, &profile, &length) && profile) {
+        f.icc_profile.assign(profile, profile + length);
+        f.icc_name = name ? name : "ICC profile";
+    }
+    png_uint_32 px = 0, py = 0;
+    int unit = 0;
+    if (png_get_pHYs(c->png, c->info, &px, &py, &unit)) {
+        f.has_phys = true;
+        f.phys_x = px;
+        f.phys_y = py;
+        f.phys_unit = unit;
+    }
+}
+
+class ReadGuard {
+public:
+    explicit ReadGuard(PngContext& c) : c_(c) {}
+    ~ReadGuard() {
+        if (c_.png) png_destroy_read_struct(&c_.png, c_.info ? &c_.info : nullptr, nullptr);
+        if (c_.file) std::fclose(c_.file);
+    }
+
+private:
+    PngContext& c_;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) { throw Error(path + ": " + problem); }
+
+std::string libpng_problem(const PngContext& c) {
+    if (c.truncated) return "truncated PNG (the file ends before the image data does)";
+    std::string problem = std::string("corrupt PNG: ") + (c.message[0] ? c.message : "unknown libpng error");
+    if (c.warning[0]) problem += std::string(" (") + c.warning + ")";
+    return problem;
+}
+
+void convert_row(const png_uint_16* src, float* dst, png_uint_32 width) {
+    for (png_uint_32 i = 0; i < width * 4; ++i) dst[i] = static_cast<float>(src[i]) / 65535.0f;
+}
+
+}  // namespace
+
+std::string PngFormat::describe() const {
+    const char* type = color_type == 0 ? "grey" : color_type == 2 ? "RGB" : color_type == 3 ? "palette"
+                     : color_type == 4 ? "grey+alpha" : color_type == 6 ? "RGBA" : "unknown";
+    return std::string(type) + " " + std::to_string(bit_depth) + "-bit" + (has_trns ? " + tRNS" : "") +
+           (interlaced ? ", interlaced" : "");
+}
+
+PngImage read_png(const std::string& path, const PngLimits& limits) {
+    PngContext c;
+    ReadGuard guard(c);
+    c.file = std::fopen(path.c_str(), "rb");
+    if (!c.file) fail(path, std::string("cannot open: ") + std::strerror(errno));
+    if (is_directory(path)) fail(path, "is a directory, not a PNG file");
+    unsigned char signature[8];
+    size_t got = std::fread(signature, 1, 8, c.file);
+    if (got < 8 || png_sig_cmp(signature, 0, 8) != 0) fail(path, got == 0 ? "empty file, not a PNG" : "not a PNG file");
+
+    c.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &c, on_error, on_warning);
+    if (!c.png) fail(path, "out of memory");
+    c.info = png_create_info_struct(c.png);
+    if (!c.info) fail(path, "out of memory");
+    png_set_read_fn(c.png, &c, read_data);
+
+    Header h;
+    if (!read_header(&c, &h)) fail(path, libpng_problem(c));
+    long long pixels = static_cast<long long>(h.width) * static_cast<long long>(h.height);
+    if (pixels > limits.max_pixels)
+        fail(path, std::to_string(h.width) + "x" + std::to_string(h.height) + " is " + std::to_string(pixels) +
+                       " pixels, above the limit of " + std::to_string(limits.max_pixels));
+
+    PngImage out;
+    PngFormat& f = out.format;
+    f.color_type = h.color_type;
+    f.bit_depth = h.bit_depth;
+    f.interlaced = h.interlace != PNG_INTERLACE_NONE;
+    f.has_trns = png_get_valid(c.png, c.info, PNG_INFO_tRNS) != 0;
+    read_metadata(&c, f);
+
+    int passes = 1;
+    size_t rowbytes = 0;
+    if (!set_transforms(&c, f.has_alpha(), &passes, &rowbytes)) fail(path, libpng_problem(c));
+    if (rowbytes != static_cast<size_t>(h.width) * 8) fail(path, "unexpected row layout after expansion");
+
+    out.image = Image(static_cast<int>(h.width), static_cast<int>(h.height));
+    if (passes == 1) {
+        std::vector<png_uint_16> row(static_cast<size_t>(h.width) * 4);
+        for (png_uint_32 y = 0; y < h.height; ++y) {
+            if (!read_row(&c, reinterpret_cast<png_bytep>(row.data()))) fail(path, libpng_problem(c));
+            convert_row(row.data(), out.image.at(0, static_cast<int>(y)), h.width);
+        }
+    } else {  // interlaced: the passes fill the whole image
+        std::vector<png_uint_16> pixels16(static_cast<size_t>(h.width) * h.height * 4);
+        std::vector<png_bytep> rows(h.height);
+        for (png_uint_32 y = 0; y < h.height; ++y)
+            rows[y] = reinterpret_cast<png_bytep>(pixels16.data() + static_cast<size_t>(y) * h.width * 4);
+        if (!read_all(&c, rows.data())) fail(path, libpng_problem(c));
+        for (png_uint_32 y = 0; y < h.height; ++y)
+            convert_row(pixels16.data() + static_cast<size_t>(y) * h.width * 4, out.image.at(0, static_cast<int>(y)),
+                        h.width);
+    }
+    if (!read_end(&c)) fail(path, libpng_problem(c));
+    return out;
+}
+
+PngFormat output_format(const PngFormat& input, bool result_has_colour) {
+    PngFormat f = input;
+    bool alpha = input.has_alpha();
+    f.has_trns = false;
+    if (input.color_type == PNG_COLOR_TYPE_PALETTE) {
+        f.color_type = alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB;
+        f.bit_depth = 8;
+    } else if (input.is_grey() && result_has_colour) {
+        f.color_type = alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB;
+    } else if (input.is_grey()) {
+        f.color_type = alpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY;
+    } else {
+        f.color_type = alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB;
+    }
+    // Only grey without alpha can be stored in fewer than 8 bits.
+    if (f.color_type != PNG_COLOR_TYPE_GRAY && f.bit_depth < 8) f.bit_depth = 8;
+    return f;
+}
+
+namespace {
+
+unsigned quantise(float v, unsigned max) {
+    if (!(v > 0.0f)) return 0;  // also NaN
+    if (v >= 1.0f) return max;
+    return static_cast<unsigned>(std::lround(static_cast<double>(v) * max));
+}
+
+bool write_all(PngContext* c, const PngFormat* f, png_uint_32 width, png_uint_32 height, png_bytepp rows) {
+    if (setjmp(png_jmpbuf(c->png))) return false;
+    png_set_IHDR(c->png, c->info, width, height, f->bit_depth, f->color_type,
+                 f->interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (f->srgb) png_set_sRGB(c->png, c->info, f->srgb_intent);
+    if (f->gamma > 0) png_set_gAMA(c->png, c->info, f->gamma);
+    if (!f->icc_profile.empty() && !f->srgb)
+        png_set_iCCP(c->png, c->info, f->icc_name.c_str(), PNG_COMPRESSION_TYPE_BASE, f->icc_profile.data(),
+                     static_cast<png_uint_32>(f->icc_profile.size()));
+    if (f->has_phys) png_set_pHYs(c->png, c->info, f->phys_x, f->phys_y, f->phys_unit);
+    png_write_info(c->png, c->info);
+    if (f->bit_depth < 8) png_set_packing(c->png);  // one byte per sample in, packed out
+    if (f->interlaced) png_set_interlace_handling(c->png);
+    png_write_image(c->png, rows);
+    png_write_end(c->png, c->info);
+    return true;
+}
+
+}  // namespace
+
+bool has_colour(const Image& image, int bit_depth) {
+    unsigned max = (1u << bit_depth) - 1;
+    for (size_t i = 0; i < image.pixels(); ++i) {
+        const float* p = &image.rgba[4 * i];
+        unsigned r = quantise(p[0], max);
+        if (quantise(p[1], max) != r || quantise(p[2], max) != r) return true;
+    }
+    return false;
+}
+
+void write_png(const std::string& path, const Image& image, const PngFormat& format, bool overwrite) {
+    const int channels = format.color_type == 0 ? 1 : format.color_type == 4 ? 2 : format.color_type == 2 ? 3 : 4;
+    const bool wide = format.bit_depth == 16;
+    const unsigned max = (1u << format.bit_depth) - 1;
+    // The sample sources per channel: grey is R, grey+alpha is (R, A).
+    const int source[4][4] = {{0}, {0, 3}, {0, 1, 2}, {0, 1, 2, 3}};
+    const int* src = source[channels - 1];
+
+    const size_t row_bytes = static_cast<size_t>(image.width) * channels * (wide ? 2 : 1);
+    std::vector<unsigned char> data(row_bytes * static_cast<size_t>(image.height));
+    std::vector<png_bytep> rows(static_cast<size_t>(image.height));
+    for (int y = 0; y < image.height; ++y) {
+        unsigned char* out = &data[row_bytes * static_cast<size_t>(y)];
+        rows[static_cast<size_t>(y)] = out;
+        for (int x = 0; x < image.width; ++x) {
+            const float* p = image.at(x, y);
+            for (int c = 0; c < channels; ++c) {
+                unsigned v = quantise(p[src[c]], max);
+                if (wide) {
+                    *out++ = static_cast<unsigned char>(v >> 8);
+                    *out++ = static_cast<unsigned char>(v & 0xff);
+                } else {
+                    *out++ = static_cast<unsigned char>(v);
+                }
+            }
+        }
+    }
+
+    AtomicFile file(path, overwrite);
+    PngContext c;
+    c.file = file.stream();
+    c.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, on_error, on_warning);
+    if (c.png) c.info = png_create_info_struct(c.png);
+    bool ok = c.png && c.info;
+    if (ok) {
+        png_set_write_fn(c.png, &c, write_data, flush_data);
+        ok = write_all(&c, &format, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height),
+                       rows.data());
+    }
+    if (c.png) png_destroy_write_struct(&c.png, c.info ? &c.info : nullptr);
+    if (!ok) throw Error(path + ": cannot write PNG: " + (c.message[0] ? c.message : "out of memory"));
+    file.commit();
+}
+
+}  // namespace gpufft

@@ -1,0 +1,63 @@
+// PNG files in and out through libpng: every colour type (grey, grey+alpha, RGB, RGBA, palette with
+// or without tRNS), every bit depth (1, 2, 4, 8, 16), interlaced or not; errors as one line naming
+// the file; outputs written atomically.
+#pragma once
+
+#include "image/image.h"
+
+#include <string>
+#include <vector>
+
+namespace gpufft {
+
+/// What a PNG file stored, so an output can keep it.
+struct PngFormat {
+    int color_type = 6;       ///< PNG_COLOR_TYPE_*: 0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA
+    int bit_depth = 8;        ///< 1, 2, 4, 8 or 16
+    bool interlaced = false;
+    bool has_trns = false;    ///< a tRNS chunk (palette, grey or RGB transparency)
+    // Colour metadata, copied to outputs.
+    bool srgb = false;
+    int srgb_intent = 0;
+    double gamma = 0;         ///< gAMA value (e.g. 0.45455), 0 when absent
+    std::vector<unsigned char> icc_profile;
+    std::string icc_name;
+    bool has_phys = false;
+    unsigned phys_x = 0, phys_y = 0;
+    int phys_unit = 0;
+
+    bool has_alpha() const { return color_type == 4 || color_type == 6 || has_trns; }
+    bool is_grey() const { return color_type == 0 || color_type == 4; }
+    /// "RGB 8-bit", "palette 4-bit + tRNS, interlaced", ...
+    std::string describe() const;
+};
+
+struct PngImage {
+    Image image;  ///< samples / (2^depth - 1), expanded to RGBA (grey to R = G = B, no alpha to 1)
+    PngFormat format;
+};
+
+struct PngLimits {
+    /// Refused before any pixel memory is allocated. 2^28 pixels: 4 GiB as float RGBA.
+    long long max_pixels = 1LL << 28;
+};
+
+/// Reads a PNG; throws gpufft::Error "<path>: <problem>" for a missing or unreadable file, a file
+/// that is not a PNG, truncated or corrupt data (CRC, zlib), or dimensions above the limits.
+PngImage read_png(const std::string& path, const PngLimits& limits = {});
+
+/// The format an output of `input` is written in: the input's colour type, bit depth, interlacing
+/// and colour metadata, except that
+/// palette images come out RGB(A) 8-bit, tRNS transparency becomes an alpha channel, and a grey input
+/// whose result has colour (a per-channel kernel) comes out RGB(A).
+PngFormat output_format(const PngFormat& input, bool result_has_colour);
+
+/// Writes `image` rounded to nearest and clamped to the format's range. The file appears whole or
+/// not at all: written to a temporary file in the same directory, flushed, then renamed. Unless
+/// `overwrite`, an existing file is never replaced (atomically: the rename refuses).
+void write_png(const std::string& path, const Image& image, const PngFormat& format, bool overwrite);
+
+/// True when some pixel has R, G, B not all equal after quantising to `bit_depth`.
+bool has_colour(const Image& image, int bit_depth);
+
+}  // namespace gpufft

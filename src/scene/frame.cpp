@@ -1,0 +1,80 @@
+#include "scene/frame.h"
+
+#include "image/convolve.h"
+
+#include <algorithm>
+
+namespace gpufft {
+
+Tonemap parse_tonemap(const std::string& name) {
+    if (name == "aces") return Tonemap::Aces;
+    if (name == "clamp") return Tonemap::Clamp;
+    throw Error("unknown tone map '" + name + "' (aces or clamp)");
+}
+
+void FrameDisplay::draw(const Texture& frame, int width, int height, Tonemap tonemap, float exposure) {
+    // The largest centred rectangle of the frame's aspect in whole pixels.
+    double scale = std::min(double(width) / frame.width(), double(height) / frame.height());
+    int w = std::max(1, static_cast<int>(frame.width() * scale)), h = std::max(1, static_cast<int>(frame.height() * scale));
+    Region r{(width - w) / 2, (height - h) / 2, (width - w) / 2 + w, (height - h) / 2 + h};
+    quads_.add({r});
+    prepare_pass_state();
+    glViewport(0, 0, width, height);
+    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    const GlProgram& program =
+        programs_.get({"quad.vert", "display.frag", {tonemap == Tonemap::Aces ? "TONEMAP_ACES" : "TONEMAP_CLAMP"}, false});
+    program.use();
+    program.set(Uniform::Size, static_cast<float>(width), static_cast<float>(height));
+    const float view[4] = {static_cast<float>(r.x0), static_cast<float>(r.y0), float(frame.width()) / float(w),
+                           float(frame.height()) / float(h)};
+    program.set_vec4(Uniform::ViewScale, view);
+    program.set(Uniform::Exposure, exposure);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_RECTANGLE, frame.id());
+    quads_.bind();
+    quads_.draw(r);
+    quads_.unbind();
+    glUseProgram(0);
+    check_gl("displaying a frame");
+}
+
+TeapotFrame::TeapotFrame(ProgramCache& programs, TeapotScene& scene, int size, const FftOptions& options)
+    : programs_(programs),
+      scene_(scene),
+      size_(size),
+      fft_(make_fft(programs, size, size, options)),
+      scene_target_(size, size, Storage::Float32, true),
+      filtered_(size, size),
+      spectrum_(size, size),
+      view_(size, size),
+      spectrum_view_(programs) {
+    set_kernel(parse_kernel("identity"));
+}
+
+void TeapotFrame::set_kernel(const Kernel& kernel) {
+    std::vector<float> impulse = impulse_response(kernel, size_, size_, true);
+    if (filter_) filter_->set_impulse_response(impulse);
+    else filter_ = std::make_unique<Filter>(*fft_, impulse);
+}
+
+const Texture& TeapotFrame::render(const Camera& camera, const SceneLook& look, bool filter, bool spectrum,
+                                   double* fft_ms, Profile* profile) {
+    scene_.render(scene_target_, camera, look);
+    const Texture* shown = &scene_target_.texture();
+    if (filter) {
+        timer_.begin();
+        filter_->apply(*shown, filtered_, profile);
+        timer_.end();
+        shown = &filtered_.texture();
+    }
+    if (spectrum) {
+        fft_->forward(*shown, spectrum_);
+        spectrum_view_.draw(spectrum_.texture(), view_, true);
+        shown = &view_.texture();
+    }
+    if (fft_ms) *fft_ms = filter ? timer_.milliseconds() : 0.0;
+    return *shown;
+}
+
+}  // namespace gpufft

@@ -1,0 +1,58 @@
+// One frame of the teapot application: scene -> FFT filter -> (spectrum view) -> display. The frame
+// never leaves the GPU; the windowed viewer, the headless renderer and the benchmark share this.
+#pragma once
+
+#include "fft/fft2d.h"
+#include "fft/filter.h"
+#include "fft/spectrum_view.h"
+#include "gl/quad.h"
+#include "image/kernels.h"
+#include "scene/teapot.h"
+
+#include <memory>
+#include <string>
+
+namespace gpufft {
+
+enum class Tonemap { Aces, Clamp };
+Tonemap parse_tonemap(const std::string& name);  ///< "aces" or "clamp"; throws Error
+
+/// Draws a float frame into the bound framebuffer's [0, width) x [0, height), scaled to fit and
+/// centred (letterboxed); 1:1 when the sizes agree.
+class FrameDisplay {
+public:
+    explicit FrameDisplay(ProgramCache& programs) : programs_(programs) {}
+    void draw(const Texture& frame, int width, int height, Tonemap tonemap, float exposure = 1.0f);
+
+private:
+    ProgramCache& programs_;
+    QuadBuffer quads_;
+};
+
+/// The GPU resources of one FFT size.
+class TeapotFrame {
+public:
+    TeapotFrame(ProgramCache& programs, TeapotScene& scene, int size, const FftOptions& options = {});
+
+    int size() const { return size_; }
+    /// The impulse response for the filter (mirrored vertically: frames are stored bottom-up).
+    void set_kernel(const Kernel& kernel);
+    /// Renders the teapot, filters it if asked, and returns the frame to display: the float frame,
+    /// or its spectrum view (already in [0, 1]). `fft_ms` gets the GPU time of the FFT work.
+    const Texture& render(const Camera& camera, const SceneLook& look, bool filter, bool spectrum,
+                          double* fft_ms = nullptr, Profile* profile = nullptr);
+    Fft2D& fft() { return *fft_; }
+    RenderTarget& scene_target() { return scene_target_; }
+
+private:
+    ProgramCache& programs_;
+    TeapotScene& scene_;
+    int size_;
+    std::unique_ptr<Fft2D> fft_;
+    std::unique_ptr<Filter> filter_;
+    RenderTarget scene_target_, filtered_, spectrum_, view_;
+    SpectrumView spectrum_view_;
+    GpuTimer timer_;
+};
+
+}  // namespace gpufft

@@ -1,0 +1,493 @@
+// fftcompare: the paper's FFTW comparison (Section 6) done properly. The same work on both sides
+// (four 32-bit channels: forward 2D FFT, multiply by an impulse response's spectrum, inverse),
+// accuracy against FFTW in double precision next to FFTW in single precision, and speed.
+#include "app/cli.h"
+#include "fft/fftw_filter.h"
+#include "fft/fragment_fft.h"
+#include "fft/filter.h"
+#include "fft/layout.h"
+#include "fft/reference.h"
+#include "image/convolve.h"
+#include "image/files.h"
+#include "image/kernels.h"
+#include "image/png_io.h"
+
+#include <getopt.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace gpufft;
+
+namespace {
+
+const char* kTool = "fftcompare";
+
+struct Size {
+    int m, n;
+};
+
+struct Options {
+    std::vector<Size> sizes;
+    std::string input, kernel;
+    int repeat = 0;  // 0: about a second's worth per measurement, 3..50
+    int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    double max_error = 1e-6;
+    double max_ratio = 3.0;
+    std::string format = "table";
+    std::string plot;
+    bool speed = true;
+    bool corrupt = false;  // test hook
+    bool pass_costs = false;
+    int verbosity = 1;
+    ContextOptions gl;
+    FftOptions fft;
+};
+
+void print_help() {
+    std::printf(
+        "Usage: fftcompare [options]\n"
+        "\n"
+        "Compares the GPU's FFT filter with FFTW (the paper's Section 6): for each size, four 32-bit\n"
+        "channels go through forward 2D FFT, complex multiply by an impulse response's spectrum, and\n"
+        "inverse 2D FFT on both sides.\n"
+        "  accuracy: the GPU's forward spectrum and filtered image against FFTW in double precision\n"
+        "            (relative RMS and max abs error, worst channel), next to FFTW in single precision\n"
+        "            (fftwf) measured the same way, and their ratio\n"
+        "  speed:    GPU time (timer queries; wall clock with upload and download shown apart) against\n"
+        "            fftwf with 1 thread and with all cores (FFTW_MEASURE plans, planning not timed);\n"
+        "            medians of repeated runs\n"
+        "\n"
+        "Options:\n"
+        "  --sizes LIST          sizes, e.g. 128,256,1024x256 (M columns x N rows; default\n"
+        "                        128,256,512,1024,2048,1024x256,256x1024,2048x512)\n"
+        "  --input FILE.png      this image instead of random data in [-1, 1) (repeated to fill each\n"
+        "                        size; default size: the image's, rounded up to powers of two)\n"
+        "  --kernel SPEC         impulse response as in fftfilter (default: random, as large as the image)\n"
+        "  --repeat K            timed runs per measurement (default: about one second's worth, 3..50)\n"
+        "  --threads N           the \"all cores\" FFTW thread count (default %d)\n"
+        "  --no-speed            accuracy only\n"
+        "  --max-error E         fail if a GPU relative RMS error exceeds E (default 1e-6)\n"
+        "  --max-ratio R         fail if a GPU error exceeds R times fftwf's (default 3; 0: off)\n"
+        "  --csv, --json         machine-readable output instead of the tables\n"
+        "  --plot FILE.png       draw time and error against size (gnuplot)\n"
+        "  --backend NAME        fragment (default) or compute\n"
+        "  --gl-device N         EGL device index (default 0, or $GPUFFT_EGL_DEVICE)\n"
+        "  --pass-costs          fragment backend: GPU time of each kind of pass per size (a copy pass,\n"
+        "                        FFT passes, untangle, multiply), fragments/s and bytes/s\n"
+        "  --test-corrupt-spectrum  test hook: damage the GPU spectra, so the checks must fail\n"
+        "  -q, --quiet           no progress on stderr\n"
+        "  -h, --help, --version\n"
+        "\n"
+        "Exit status: 0 within tolerance, 1 an error above it, 2 usage error, 3 no usable OpenGL.\n",
+        static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+std::vector<Size> parse_sizes(const std::string& list) {
+    std::vector<Size> sizes;
+    size_t start = 0;
+    while (true) {
+        size_t comma = list.find(',', start);
+        Size s;
+        parse_size(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start), "--sizes", s.m, s.n);
+        if (s.m < 2 || s.n < 2 || !is_power_of_two(s.m) || !is_power_of_two(s.n))
+            throw UsageError("--sizes: " + std::to_string(s.m) + "x" + std::to_string(s.n) + " is not two powers of two of at least 2");
+        sizes.push_back(s);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return sizes;
+}
+
+Options parse_options_or_throw(int argc, char** argv) {
+    enum { kSizes = 1000, kInput, kKernel, kRepeat, kThreads, kNoSpeed, kMaxError, kMaxRatio, kCsv, kJson, kPlot,
+           kBackend, kGlDevice, kCorrupt, kPassCosts, kVersion_ };
+    const option longs[] = {
+        {"sizes", required_argument, nullptr, kSizes},   {"input", required_argument, nullptr, kInput},
+        {"kernel", required_argument, nullptr, kKernel}, {"repeat", required_argument, nullptr, kRepeat},
+        {"threads", required_argument, nullptr, kThreads}, {"no-speed", no_argument, nullptr, kNoSpeed},
+        {"max-error", required_argument, nullptr, kMaxError}, {"max-ratio", required_argument, nullptr, kMaxRatio},
+        {"csv", no_argument, nullptr, kCsv},             {"json", no_argument, nullptr, kJson},
+        {"plot", required_argument, nullptr, kPlot},     {"backend", required_argument, nullptr, kBackend},
+        {"gl-device", required_argument, nullptr, kGlDevice}, {"test-corrupt-spectrum", no_argument, nullptr, kCorrupt},
+        {"pass-costs", no_argument, nullptr, kPassCosts},
+        {"quiet", no_argument, nullptr, 'q'},            {"help", no_argument, nullptr, 'h'},
+        {"version", no_argument, nullptr, kVersion_},    {nullptr, 0, nullptr, 0}};
+    Options o;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":qh", longs, nullptr)) != -1) {
+        switch (c) {
+            case kSizes: o.sizes = parse_sizes(optarg); break;
+            case kInput: o.input = optarg; break;
+            case kKernel: o.kernel = optarg; break;
+            case kRepeat: o.repeat = parse_int(optarg, "--repeat", 1, 100000); break;
+            case kThreads: o.threads = parse_int(optarg, "--threads", 1, 4096); break;
+            case kNoSpeed: o.speed = false; break;
+            case kMaxError: o.max_error = parse_double(optarg, "--max-error", 0, 1); break;
+            case kMaxRatio: o.max_ratio = parse_double(optarg, "--max-ratio", 0, 1e6); break;
+            case kCsv: o.format = "csv"; break;
+            case kJson: o.format = "json"; break;
+            case kPlot: o.plot = optarg; break;
+            case kBackend: o.fft.backend = parse_backend(optarg); break;
+            case kGlDevice: o.gl.device = parse_int(optarg, "--gl-device", 0, 1024); break;
+            case kCorrupt: o.corrupt = true; break;
+            case kPassCosts: o.pass_costs = true; break;
+            case 'q': o.verbosity = 0; break;
+            case 'h': print_help(); std::exit(kExitOk);
+            case kVersion_: std::printf("fftcompare (gpufft) %s\n", kVersion); std::exit(kExitOk);
+            default: throw_option_error(c, argv, optind);
+        }
+    }
+    if (optind < argc) throw UsageError(std::string("unexpected argument ") + argv[optind]);
+    return o;
+}
+
+/// Any problem with the command line, a kernel spec or a name included, is a usage error.
+Options parse_options(int argc, char** argv) {
+    return parse_or_usage([&] { return parse_options_or_throw(argc, argv); });
+}
+
+// --- Measurements ------------------------------------------------------------------------------
+
+/// Median milliseconds of `run` (which returns its own measure); repeats until about a second has
+/// passed (3..50 runs) unless a count is given.
+template <typename F>
+double median_ms(int repeat, F run) {
+    std::vector<double> ms;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0;; ++i) {
+        ms.push_back(run());
+        double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (repeat ? i + 1 >= repeat : (i + 1 >= 50 || (i + 1 >= 3 && spent > 1.0))) break;
+    }
+    return median(ms);
+}
+
+template <typename F>
+double wall_ms(F f) {
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct Errors {
+    double rel_rms = 0, max_abs = 0;  // worst channel
+    void add(const ErrorStats& e) {
+        rel_rms = std::max(rel_rms, e.rel_rms);
+        max_abs = std::max(max_abs, e.max_abs);
+    }
+};
+
+struct Row {
+    Size size;
+    Errors gpu_spectrum, fftwf_spectrum, gpu_filter, fftwf_filter;
+    double gpu_ms = 0, upload_ms = 0, filter_wall_ms = 0, download_ms = 0, fftwf1_ms = 0, fftwfn_ms = 0;
+};
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+
+/// The image: random data, or the input tiled to the size.
+std::vector<float> make_image(const Options& o, const PngImage* png, Size s, unsigned seed) {
+    std::vector<float> img(static_cast<size_t>(s.m) * static_cast<size_t>(s.n) * 4);
+    if (png) {
+        const Image& src = png->image;
+        for (int y = 0; y < s.n; ++y)
+            for (int x = 0; x < s.m; ++x)
+                std::copy(src.at(x % src.width, y % src.height), src.at(x % src.width, y % src.height) + 4,
+                          &img[(static_cast<size_t>(y) * s.m + x) * 4]);
+    } else {
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        for (float& v : img) v = u(rng);
+    }
+    (void)o;
+    return img;
+}
+
+/// Damages one texel of a spectrum on the GPU (the --test-corrupt-spectrum hook).
+void corrupt(const Texture& t) {
+    const float junk[4] = {0.5f, -0.5f, 0.25f, 1.0f};
+    glBindTexture(GL_TEXTURE_RECTANGLE, t.id());
+    glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, t.width() / 2 + 1, t.height() / 3, 1, 1, GL_RGBA, GL_FLOAT, junk);
+}
+
+Row measure(ProgramCache& programs, const Options& o, const PngImage* png, const Kernel* kernel, Size s) {
+    Row row;
+    row.size = s;
+    std::vector<float> image = make_image(o, png, s, 1000u + static_cast<unsigned>(s.m * 7 + s.n));
+    std::vector<float> impulse = kernel ? impulse_response(*kernel, s.m, s.n) : make_image(o, nullptr, s, 77u + static_cast<unsigned>(s.m + s.n));
+
+    // GPU
+    std::unique_ptr<Fft2D> fft = make_fft(programs, s.m, s.n, o.fft);
+    Filter filter(*fft, impulse);
+    if (o.corrupt) corrupt(filter.spectrum().texture());
+    fft->input().upload(image.data());
+    fft->forward(fft->input(), fft->output());
+    if (o.corrupt) corrupt(fft->output().texture());
+    std::vector<float> gpu_spectrum = fft->output().download();
+    filter.apply(fft->input(), fft->output());
+    std::vector<float> gpu_filtered = fft->output().download();
+
+    // FFTW in single precision, one thread for accuracy (threads do not change the arithmetic).
+    FftwfFilter fftwf(s.m, s.n, 1, impulse);
+    std::copy(image.begin(), image.end(), fftwf.frame());
+    fftwf.filter();
+    std::vector<float> fftwf_filtered(fftwf.frame(), fftwf.frame() + image.size());
+
+    for (int c = 0; c < 4; ++c) {
+        std::vector<double> x = channel_of(image, c);
+        auto reference = reference_spectrum(x, s.m, s.n);
+        row.gpu_spectrum.add(compare(reference, unpack_half(gpu_spectrum.data(), s.m, s.n, c)));
+        row.fftwf_spectrum.add(compare(reference, fftwf.spectrum(image, c)));
+        auto convolved = reference_circular_convolution(x, channel_of(impulse, c), s.m, s.n);
+        row.gpu_filter.add(compare(convolved, channel_of(gpu_filtered, c)));
+        row.fftwf_filter.add(compare(convolved, channel_of(fftwf_filtered, c)));
+    }
+    if (!o.speed) return row;
+
+    GpuTimer timer;
+    row.gpu_ms = median_ms(o.repeat, [&] {
+        timer.begin();
+        filter.apply(fft->input(), fft->output());
+        timer.end();
+        return timer.milliseconds();
+    });
+    row.upload_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->input().upload(image.data()); glFinish(); }); });
+    row.filter_wall_ms = median_ms(o.repeat, [&] { return wall_ms([&] { filter.apply(fft->input(), fft->output()); glFinish(); }); });
+    std::vector<float> out(image.size());
+    row.download_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->output().download(out.data()); }); });
+    auto time_fftwf = [&](FftwfFilter& f) {
+        return median_ms(o.repeat, [&] {
+            std::copy(image.begin(), image.end(), f.frame());  // untimed: the frame starts in memory
+            return wall_ms([&] { f.filter(); });
+        });
+    };
+    row.fftwf1_ms = time_fftwf(fftwf);
+    if (o.threads > 1) {
+        FftwfFilter threaded(s.m, s.n, o.threads, impulse);
+        row.fftwfn_ms = time_fftwf(threaded);
+    } else {
+        row.fftwfn_ms = row.fftwf1_ms;
+    }
+    return row;
+}
+
+// --- Output ------------------------------------------------------------------------------------
+
+std::string size_name(Size s) { return std::to_string(s.m) + "x" + std::to_string(s.n); }
+
+void print_table(const std::vector<Row>& rows, const Options& o, const std::string& gpu, const std::string& cpu) {
+    std::printf("fftcompare: GPU %s (%s backend) against FFTW %s on %s\n", gpu.c_str(), backend_name(o.fft.backend),
+                FftwfFilter::version(), cpu.c_str());
+    std::printf("\nAccuracy against FFTW in double precision: relative RMS error (worst of 4 channels); ratio = GPU / fftwf\n");
+    std::printf("%-10s | %-28s | %-28s | %s\n", "size", "    forward spectrum", "    filtered image", "max abs error, filter");
+    std::printf("%-10s | %9s %9s %7s | %9s %9s %7s | %9s %9s\n", "", "GPU", "fftwf", "ratio", "GPU", "fftwf", "ratio", "GPU", "fftwf");
+    for (const Row& r : rows)
+        std::printf("%-10s | %9.2e %9.2e %7.2f | %9.2e %9.2e %7.2f | %9.2e %9.2e\n", size_name(r.size).c_str(),
+                    r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms, ratio(r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms),
+                    r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms, ratio(r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms),
+                    r.gpu_filter.max_abs, r.fftwf_filter.max_abs);
+    if (!o.speed) return;
+    std::printf("\nSpeed of the whole filter (forward + multiply + inverse, 4 channels), median ms\n");
+    std::printf("%-10s | %9s | %8s %8s %8s | %10s %10s | %8s %8s\n", "size", "GPU", "upload", "wall", "download",
+                "fftwf 1T", ("fftwf " + std::to_string(o.threads) + "T").c_str(), "vs 1T", ("vs " + std::to_string(o.threads) + "T").c_str());
+    for (const Row& r : rows)
+        std::printf("%-10s | %9.3f | %8.3f %8.3f %8.3f | %10.3f %10.3f | %7.2fx %7.2fx\n", size_name(r.size).c_str(), r.gpu_ms,
+                    r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms, ratio(r.fftwf1_ms, r.gpu_ms),
+                    ratio(r.fftwfn_ms, r.gpu_ms));
+    std::printf("(GPU: timer query of the filter; wall: the same with glFinish; vs: fftwf time / GPU time)\n");
+}
+
+void print_csv(const std::vector<Row>& rows) {
+    std::printf("size,width,height,gpu_spectrum_rel_rms,fftwf_spectrum_rel_rms,gpu_filter_rel_rms,fftwf_filter_rel_rms,"
+                "gpu_filter_max_abs,fftwf_filter_max_abs,gpu_ms,upload_ms,filter_wall_ms,download_ms,fftwf_1t_ms,fftwf_nt_ms\n");
+    for (const Row& r : rows)
+        std::printf("%s,%d,%d,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", size_name(r.size).c_str(), r.size.m, r.size.n,
+                    r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms, r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms, r.gpu_filter.max_abs,
+                    r.fftwf_filter.max_abs, r.gpu_ms, r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms);
+}
+
+void print_json(const std::vector<Row>& rows, const Options& o, const std::string& gpu, const std::string& cpu) {
+    std::printf("{\"gpu\": \"%s\", \"backend\": \"%s\", \"fftw\": \"%s\", \"cpu\": \"%s\", \"threads\": %d, \"rows\": [", gpu.c_str(),
+                backend_name(o.fft.backend), FftwfFilter::version(), cpu.c_str(), o.threads);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        std::printf("%s\n  {\"size\": \"%s\", \"width\": %d, \"height\": %d, "
+                    "\"spectrum\": {\"gpu_rel_rms\": %.4e, \"fftwf_rel_rms\": %.4e, \"gpu_max_abs\": %.4e, \"fftwf_max_abs\": %.4e}, "
+                    "\"filter\": {\"gpu_rel_rms\": %.4e, \"fftwf_rel_rms\": %.4e, \"gpu_max_abs\": %.4e, \"fftwf_max_abs\": %.4e}, "
+                    "\"ms\": {\"gpu\": %.4f, \"upload\": %.4f, \"filter_wall\": %.4f, \"download\": %.4f, \"fftwf_1t\": %.4f, \"fftwf_nt\": %.4f}}",
+                    i ? "," : "", size_name(r.size).c_str(), r.size.m, r.size.n, r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms,
+                    r.gpu_spectrum.max_abs, r.fftwf_spectrum.max_abs, r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms, r.gpu_filter.max_abs,
+                    r.fftwf_filter.max_abs, r.gpu_ms, r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms);
+    }
+    std::printf("\n]}\n");
+}
+
+/// Two panels: time and error against the number of pixels, drawn by gnuplot into a temporary
+/// file that is renamed into place.
+void plot(const std::vector<Row>& rows, const Options& o, const std::string& path) {
+    std::string dir = parent_directory(path);
+    char data_name[] = "/tmp/fftcompare-XXXXXX";
+    int fd = mkstemp(data_name);
+    if (fd < 0) throw Error("cannot create a temporary file for gnuplot");
+    close(fd);
+    {
+        std::vector<Row> sorted = rows;  // lines run left to right: by pixel count
+        std::stable_sort(sorted.begin(), sorted.end(), [](const Row& a, const Row& b) {
+            return static_cast<double>(a.size.m) * a.size.n < static_cast<double>(b.size.m) * b.size.n;
+        });
+        std::ofstream data(data_name);
+        for (const Row& r : sorted)
+            data << static_cast<double>(r.size.m) * r.size.n << ' ' << r.gpu_ms << ' ' << r.fftwf1_ms << ' ' << r.fftwfn_ms << ' '
+                 << r.gpu_filter.rel_rms << ' ' << r.fftwf_filter.rel_rms << ' ' << r.gpu_spectrum.rel_rms << ' '
+                 << r.fftwf_spectrum.rel_rms << '\n';
+    }
+    std::string temp = dir + "/." + base_name(path) + ".tmp-plot.png";
+    std::string script = "set terminal pngcairo size 1100,450 font ',10'; set output '" + temp + "';"
+        "set multiplot layout 1,2; set logscale xy; set grid; set key top left; set xlabel 'pixels (M N)';"
+        "set ylabel 'ms (median)'; set title 'Filter time: forward + multiply + inverse, 4 channels';"
+        "plot '" + std::string(data_name) + "' u 1:2 w lp t 'GPU (" + backend_name(o.fft.backend) + ")', '' u 1:3 w lp t 'fftwf 1 thread', '' u 1:4 w lp t 'fftwf " +
+        std::to_string(o.threads) + " threads';"
+        "set ylabel 'relative RMS error vs FFTW double'; set format y '%.0e'; set title 'Accuracy';"
+        "plot '" + std::string(data_name) + "' u 1:5 w lp t 'GPU filter', '' u 1:6 w lp t 'fftwf filter', '' u 1:7 w lp t 'GPU spectrum', '' u 1:8 w lp t 'fftwf spectrum';"
+        "unset multiplot";
+    std::string command = "gnuplot -e \"" + script + "\" 2>&1";
+    int rc = std::system(command.c_str());
+    std::remove(data_name);
+    if (rc != 0 || !file_exists(temp)) {
+        std::remove(temp.c_str());
+        throw Error(path + ": gnuplot failed (is gnuplot installed?)");
+    }
+    if (std::rename(temp.c_str(), path.c_str()) != 0) {
+        std::remove(temp.c_str());
+        throw Error(path + ": cannot write the plot");
+    }
+}
+
+/// What bounds a pass: median GPU time of each kind of pass of the filter plan, and of a plain copy.
+void print_pass_costs(ProgramCache& programs, const Options& o, const std::string& gpu) {
+    std::printf("Pass costs on %s: median GPU microseconds per full pass (timer queries), RGBA32F\n", gpu.c_str());
+    std::printf("%-10s | %9s %9s %9s %9s %9s %9s | %9s | %10s %10s\n", "size", "copy", "row FFT", "col FFT", "untangle", "tangle",
+                "multiply", "filter ms", "copy Gfr/s", "copy GB/s");
+    for (Size s : o.sizes) {
+        FragmentFft fft(programs, s.m, s.n);
+        std::vector<float> image = make_image(o, nullptr, s, 5);
+        fft.input().upload(image.data());
+        Filter filter(fft, image);
+        Plan copy{s.m, s.n, {Pass{"copy", {Draw{Variant{Program::Pass, {}}, Region{0, 0, s.m, s.n}}}, 0, 0, 1, false}}};
+        std::vector<std::vector<double>> by_kind(6);
+        std::vector<double> total;
+        const int runs = o.repeat ? o.repeat : 9;
+        for (int r = 0; r < runs + 1; ++r) {
+            Profile p, c;
+            fft.run(*fft.filter_plan(), fft.input(), fft.output(), &filter.spectrum().texture(), &p);
+            fft.run(copy, fft.input(), fft.output(), nullptr, &c);
+            if (r == 0) continue;  // warm-up
+            by_kind[0].push_back(c.pass_ms[0] * 1e3);
+            total.push_back(p.total_ms);
+            const Plan& plan = *fft.filter_plan();
+            for (size_t k = 0; k < plan.passes.size(); ++k) {
+                const std::string& label = plan.passes[k].label;
+                int kind = label.rfind("row FFT", 0) == 0 ? 1 : label.rfind("column FFT", 0) == 0 ? 2
+                         : label.find("untangle") != std::string::npos ? 3 : label.find("tangle") != std::string::npos ? 4
+                         : label == "multiply" ? 5 : -1;
+                if (kind > 0) by_kind[static_cast<size_t>(kind)].push_back(p.pass_ms[k] * 1e3);
+            }
+        }
+        double copy_us = median(by_kind[0]), pixels = static_cast<double>(s.m) * s.n;
+        std::printf("%-10s | %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f | %9.3f | %10.2f %10.1f\n", size_name(s).c_str(), copy_us, median(by_kind[1]),
+                    median(by_kind[2]), median(by_kind[3]), median(by_kind[4]), median(by_kind[5]), median(total),
+                    pixels / copy_us * 1e-3, pixels * 32 / copy_us * 1e-3);
+    }
+}
+
+std::string cpu_name() {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+    return "CPU";
+}
+
+int run(Options o) {
+    if (!o.plot.empty()) {
+        std::string dir = parent_directory(o.plot);
+        if (!is_directory(dir)) throw UsageError("--plot " + o.plot + ": no directory " + dir);
+    }
+    std::unique_ptr<PngImage> png;
+    if (!o.input.empty()) png = std::make_unique<PngImage>(read_png(o.input));
+    if (o.sizes.empty()) {
+        if (png) {
+            int m = 2, n = 2;
+            while (m < png->image.width) m *= 2;
+            while (n < png->image.height) n *= 2;
+            o.sizes = {{m, n}};
+        } else {
+            o.sizes = {{128, 128}, {256, 256}, {512, 512}, {1024, 1024}, {2048, 2048}, {1024, 256}, {256, 1024}, {2048, 512}};
+        }
+    }
+    std::unique_ptr<Kernel> kernel;
+    if (!o.kernel.empty()) {
+        try {
+            kernel = std::make_unique<Kernel>(parse_kernel(o.kernel));
+        } catch (const Error& e) {
+            throw UsageError(e.what());
+        }
+    }
+    HeadlessContext context(o.gl);
+    require_fragment_chain_support();
+    ProgramCache programs;
+    std::string gpu = describe_gl(), cpu = cpu_name() + ", " + std::to_string(std::thread::hardware_concurrency()) + " threads";
+
+    if (o.pass_costs) {
+        print_pass_costs(programs, o, gpu);
+        return kExitOk;
+    }
+    std::vector<Row> rows;
+    for (Size s : o.sizes) {
+        if (o.verbosity) std::fprintf(stderr, "%s: %s ...\n", kTool, size_name(s).c_str());
+        rows.push_back(measure(programs, o, png.get(), kernel.get(), s));
+    }
+    if (o.format == "csv") print_csv(rows);
+    else if (o.format == "json") print_json(rows, o, gpu, cpu);
+    else print_table(rows, o, gpu, cpu);
+    if (!o.plot.empty()) plot(rows, o, o.plot);
+
+    // The tolerance: the core's bound, and FFTW-class accuracy relative to fftwf.
+    int failures = 0;
+    for (const Row& r : rows) {
+        const struct {
+            const char* what;
+            double gpu, fftwf;
+        } checks[] = {{"forward spectrum", r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms},
+                      {"filtered image", r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms}};
+        for (const auto& c : checks) {
+            char line[256];
+            if (!(c.gpu <= o.max_error)) {
+                std::snprintf(line, sizeof line, "%s: %s relative RMS error %.3e exceeds %.1e", size_name(r.size).c_str(), c.what, c.gpu, o.max_error);
+                report(kTool, line, kExitFailed);
+                ++failures;
+            } else if (o.max_ratio > 0 && !(c.gpu <= o.max_ratio * c.fftwf)) {
+                std::snprintf(line, sizeof line, "%s: %s relative RMS error %.3e exceeds %.3g x fftwf's %.3e", size_name(r.size).c_str(), c.what,
+                              c.gpu, o.max_ratio, c.fftwf);
+                report(kTool, line, kExitFailed);
+                ++failures;
+            }
+        }
+    }
+    return failures ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return run_tool(kTool, [&] { return run(parse_options(argc, argv)); });
+}

@@ -1,0 +1,618 @@
+// teapot: the paper's test application (Section 6). A lit Utah teapot rendered into a float
+// target, filtered by the fragment-program FFT and shown, interactively in a freeglut window or
+// headless through EGL; --bench prints Table 3 (and Tables 1 and 2) for this machine.
+#include "app/cli.h"
+#include "fft/plan.h"
+#include "image/files.h"
+#include "image/kernels.h"
+#include "image/png_io.h"
+#include "scene/frame.h"
+
+#include <GL/freeglut.h>
+#include <getopt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+// Xlib, declared by hand: its header's macros (None, Bool, Status) collide with ordinary names.
+extern "C" {
+struct _XDisplay;
+_XDisplay* XOpenDisplay(const char*);
+int XCloseDisplay(_XDisplay*);
+}
+
+using namespace gpufft;
+
+namespace {
+
+const char* kTool = "teapot";
+
+struct Options {
+    bool headless = false;
+    bool bench = false;
+    int size = 512;
+    std::string filter;                // initial filter spec
+    std::vector<std::string> kernels;  // PNG kernels from the command line
+    std::string output = "teapot.png";
+    int frames = 0;                    // windowed: exit after this many frames (0: run until quit)
+    std::string screenshot;
+    bool spectrum = false;
+    bool filtering = true;
+    Tonemap tonemap = Tonemap::Aces;
+    float exposure = 1.0f;
+    SceneLook look;
+    int depth = 8;
+    int window_width = 0, window_height = 0;
+    std::vector<int> bench_sizes;
+    int bench_frames = 0;
+    std::string format = "table";  // table | csv | json
+    bool verbose = false;
+    ContextOptions gl;
+    FftOptions fft;
+    Camera camera;
+};
+
+void print_help() {
+    std::printf(
+        "Usage: teapot [options] [KERNEL.png...]\n"
+        "\n"
+        "Renders a lit Utah teapot into a float RGBA target every frame, filters it with the FFT on the GPU\n"
+        "(forward, multiply by the kernel's spectrum, inverse: Moreland & Angel) and shows it. Highlights\n"
+        "exceed 1.0, so wide kernels bloom. KERNEL.png files join the built-in filters in the cycle.\n"
+        "\n"
+        "Modes:\n"
+        "  (default)             a freeglut window (needs an X display)\n"
+        "  --headless            no window (EGL): render one frame and write it to --output\n"
+        "  --bench               headless Table 3: frame rate and GPU ms per program for sizes 128..2048\n"
+        "                        (and 4096 where it fits), with Tables 1 and 2\n"
+        "\n"
+        "Options:\n"
+        "  --size N              FFT size, a power of two (default 512)\n"
+        "  --filter SPEC         initial filter: a kernel spec as in fftfilter (default gaussian:4)\n"
+        "  --no-filter           start with filtering off\n"
+        "  --spectrum            start in the spectrum view (log magnitude, centred, as Figure 4b)\n"
+        "  -o, --output FILE     headless: the PNG to write (default teapot.png)\n"
+        "  --frames K            windowed: render K frames, then exit (with --screenshot: save it first)\n"
+        "  --screenshot FILE     windowed: save the window to FILE after --frames\n"
+        "  --window WxH          window size (default: the FFT size, at most 1024)\n"
+        "  --tonemap aces|clamp  aces (default): exposure, ACES filmic curve, sRGB encoding;\n"
+        "                        clamp: values clamped to [0, 1], no curve\n"
+        "  --exposure E          exposure before the ACES curve (default 1)\n"
+        "  --highlight H         specular intensity of the scene (default 6)\n"
+        "  --ldr                 clamp the scene to [0, 1] before filtering (for comparisons with files)\n"
+        "  --depth 8|16          bit depth of headless output (default 8)\n"
+        "  --yaw D, --pitch D, --distance Z   the view (default -35, 20, 4.2)\n"
+        "  --bench-sizes LIST    comma-separated sizes for --bench\n"
+        "  --bench-frames K      frames timed per size (default: about one second's worth, 3..60)\n"
+        "  --csv, --json         --bench output format (default: a table)\n"
+        "  --backend NAME        fragment (default) or compute\n"
+        "  --gl-device N         EGL device index for --headless/--bench (default 0, or $GPUFFT_EGL_DEVICE)\n"
+        "  -v, --verbose         say what changes (filter, size, view) on standard output\n"
+        "  -h, --help, --version\n"
+        "\n"
+        "Keys (window): f / F next / previous filter, space filtering on/off, s spectrum view,\n"
+        "+ / - FFT size up / down, p save a screenshot, r reset the view, h key list, q or Esc quit.\n"
+        "Mouse: drag to rotate, wheel to zoom.\n"
+        "\n"
+        "Filters:\n%s",
+        kernel_help().c_str());
+}
+
+std::vector<int> parse_sizes(const std::string& list) {
+    std::vector<int> sizes;
+    size_t start = 0;
+    while (start <= list.size()) {
+        size_t comma = list.find(',', start);
+        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        int n = parse_int(item, "--bench-sizes", 2, 1 << 16);
+        if (!is_power_of_two(n)) throw UsageError("--bench-sizes: " + item + " is not a power of two");
+        sizes.push_back(n);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return sizes;
+}
+
+Options parse_options_or_throw(int argc, char** argv) {
+    enum { kHeadless = 1000, kBench, kSize, kFilter, kNoFilter, kSpectrum, kFrames, kScreenshot, kWindow, kTonemap,
+           kExposure, kHighlight, kLdr, kDepth, kYaw, kPitch, kDistance, kBenchSizes, kBenchFrames, kCsv, kJson,
+           kBackend, kGlDevice, kVersion_ };
+    const option longs[] = {
+        {"headless", no_argument, nullptr, kHeadless},        {"bench", no_argument, nullptr, kBench},
+        {"size", required_argument, nullptr, kSize},          {"filter", required_argument, nullptr, kFilter},
+        {"no-filter", no_argument, nullptr, kNoFilter},       {"spectrum", no_argument, nullptr, kSpectrum},
+        {"output", required_argument, nullptr, 'o'},          {"frames", required_argument, nullptr, kFrames},
+        {"screenshot", required_argument, nullptr, kScreenshot}, {"window", required_argument, nullptr, kWindow},
+        {"tonemap", required_argument, nullptr, kTonemap},    {"exposure", required_argument, nullptr, kExposure},
+        {"highlight", required_argument, nullptr, kHighlight}, {"ldr", no_argument, nullptr, kLdr},
+        {"depth", required_argument, nullptr, kDepth},        {"yaw", required_argument, nullptr, kYaw},
+        {"pitch", required_argument, nullptr, kPitch},        {"distance", required_argument, nullptr, kDistance},
+        {"bench-sizes", required_argument, nullptr, kBenchSizes}, {"bench-frames", required_argument, nullptr, kBenchFrames},
+        {"csv", no_argument, nullptr, kCsv},                  {"json", no_argument, nullptr, kJson},
+        {"backend", required_argument, nullptr, kBackend},    {"gl-device", required_argument, nullptr, kGlDevice},
+        {"verbose", no_argument, nullptr, 'v'},               {"help", no_argument, nullptr, 'h'},
+        {"version", no_argument, nullptr, kVersion_},         {nullptr, 0, nullptr, 0}};
+    Options o;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:vh", longs, nullptr)) != -1) {
+        switch (c) {
+            case kHeadless: o.headless = true; break;
+            case kBench: o.bench = o.headless = true; break;
+            case kSize:
+                o.size = parse_int(optarg, "--size", 2, 1 << 16);
+                if (!is_power_of_two(o.size)) throw UsageError("--size " + std::string(optarg) + " is not a power of two");
+                break;
+            case kFilter: o.filter = optarg; break;
+            case kNoFilter: o.filtering = false; break;
+            case kSpectrum: o.spectrum = true; break;
+            case 'o': o.output = optarg; break;
+            case kFrames: o.frames = parse_int(optarg, "--frames", 1, 1000000); break;
+            case kScreenshot: o.screenshot = optarg; break;
+            case kWindow: parse_size(optarg, "--window", o.window_width, o.window_height); break;
+            case kTonemap: o.tonemap = parse_tonemap(optarg); break;
+            case kExposure: o.exposure = static_cast<float>(parse_double(optarg, "--exposure", 0, 1000)); break;
+            case kHighlight: o.look.highlight = static_cast<float>(parse_double(optarg, "--highlight", 0, 1000)); break;
+            case kLdr: o.look.ldr = true; break;
+            case kDepth:
+                o.depth = parse_int(optarg, "--depth", 8, 16);
+                if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16");
+                break;
+            case kYaw: o.camera.yaw = static_cast<float>(parse_double(optarg, "--yaw", -3600, 3600)); break;
+            case kPitch: o.camera.pitch = static_cast<float>(parse_double(optarg, "--pitch", -89, 89)); break;
+            case kDistance: o.camera.distance = static_cast<float>(parse_double(optarg, "--distance", 1.5, 100)); break;
+            case kBenchSizes: o.bench_sizes = parse_sizes(optarg); break;
+            case kBenchFrames: o.bench_frames = parse_int(optarg, "--bench-frames", 1, 100000); break;
+            case kCsv: o.format = "csv"; break;
+            case kJson: o.format = "json"; break;
+            case kBackend: o.fft.backend = parse_backend(optarg); break;
+            case kGlDevice: o.gl.device = parse_int(optarg, "--gl-device", 0, 1024); break;
+            case 'v': o.verbose = true; break;
+            case 'h': print_help(); std::exit(kExitOk);
+            case kVersion_: std::printf("teapot (gpufft) %s\n", kVersion); std::exit(kExitOk);
+            default: throw_option_error(c, argv, optind);
+        }
+    }
+    for (int i = optind; i < argc; ++i) o.kernels.push_back(argv[i]);
+    if (!o.screenshot.empty() && o.frames == 0) throw UsageError("--screenshot needs --frames K");
+    if (o.headless && (o.frames || !o.screenshot.empty())) throw UsageError("--frames and --screenshot are for the window");
+    return o;
+}
+
+/// Any problem with the command line, a kernel spec or a name included, is a usage error.
+Options parse_options(int argc, char** argv) {
+    return parse_or_usage([&] { return parse_options_or_throw(argc, argv); });
+}
+
+/// The filters the viewer cycles through: the built-in examples, then the PNGs given.
+std::vector<Kernel> load_filters(const Options& o, size_t& selected) {
+    std::vector<std::string> specs;
+    for (const char* const* e = builtin_kernel_examples(); *e; ++e) specs.push_back(*e);
+    specs.insert(specs.end(), o.kernels.begin(), o.kernels.end());
+    std::string first = o.filter.empty() ? "gaussian:4" : o.filter;
+    auto it = std::find(specs.begin(), specs.end(), first);
+    if (it == specs.end()) it = specs.insert(specs.begin(), first);
+    selected = static_cast<size_t>(it - specs.begin());
+    std::vector<Kernel> kernels;
+    KernelOptions ko;
+    ko.max_side = 1024;
+    for (const std::string& s : specs) {
+        try {
+            kernels.push_back(parse_kernel(s, ko));
+        } catch (const Error& e) {
+            throw UsageError(e.what());
+        }
+    }
+    return kernels;
+}
+
+/// Reads back the bound framebuffer's [0, w) x [0, h) and writes it as an RGB PNG, top row first.
+void save_framebuffer(const std::string& path, int w, int h, bool overwrite) {
+    std::vector<unsigned char> rgb(static_cast<size_t>(w) * static_cast<size_t>(h) * 3);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
+    check_gl("reading the window");
+    Image image(w, h, 1.0f);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c)
+                image.at(x, h - 1 - y)[c] = rgb[(static_cast<size_t>(y) * w + x) * 3 + c] / 255.0f;
+    PngFormat f;
+    f.color_type = 2;
+    f.bit_depth = 8;
+    write_png(path, image, f, overwrite);
+}
+
+/// Headless: one frame, tone-mapped, written as RGB.
+int run_headless(const Options& o) {
+    HeadlessContext context(o.gl);
+    require_fragment_chain_support();
+    if (o.size > max_texture_side()) throw UsageError("--size " + std::to_string(o.size) + " is above this GPU's limit of " + std::to_string(max_texture_side()));
+    ProgramCache programs;
+    TeapotScene scene(programs);
+    size_t selected = 0;
+    std::vector<Kernel> filters = load_filters(o, selected);
+    TeapotFrame frame(programs, scene, o.size, o.fft);
+    frame.set_kernel(filters[selected]);
+    const Texture& shown = frame.render(o.camera, o.look, o.filtering, o.spectrum);
+    RenderTarget view(o.size, o.size);
+    view.bind_for_drawing();
+    FrameDisplay(programs).draw(shown, o.size, o.size, o.spectrum ? Tonemap::Clamp : o.tonemap, o.exposure);
+    std::vector<float> pixels = view.download();
+    Image image(o.size, o.size);
+    for (int y = 0; y < o.size; ++y)  // GL rows are bottom-up
+        std::copy(&pixels[static_cast<size_t>(o.size - 1 - y) * o.size * 4], &pixels[static_cast<size_t>(o.size - y) * o.size * 4], image.at(0, y));
+    PngFormat f;
+    f.color_type = 2;
+    f.bit_depth = o.depth;
+    write_png(o.output, image, f, true);
+    if (o.verbose) std::printf("wrote %s: %dx%d, filter %s\n", o.output.c_str(), o.size, o.size, filters[selected].name.c_str());
+    return kExitOk;
+}
+
+// --- Table 3 -------------------------------------------------------------------------------
+
+struct BenchRow {
+    int size = 0;
+    double hz = 0, frame_ms = 0, fft_ms = 0;
+    std::array<double, kProgramCount> program_ms{};
+    Totals totals;
+    int frames = 0;
+    std::string error;
+};
+
+BenchRow bench_size(ProgramCache& programs, TeapotScene& scene, const Kernel& kernel, const Options& o, int size) {
+    BenchRow row;
+    row.size = size;
+    TeapotFrame frame(programs, scene, size, o.fft);
+    frame.set_kernel(kernel);
+    RenderTarget screen(size, size);
+    FrameDisplay display(programs);
+    auto one_frame = [&](Profile* profile) {
+        const Texture& shown = frame.render(o.camera, o.look, true, false, nullptr, profile);
+        screen.bind_for_drawing();
+        display.draw(shown, size, size, o.tonemap, o.exposure);
+        glFinish();
+    };
+    using clock = std::chrono::steady_clock;
+    auto start = clock::now();
+    one_frame(nullptr);  // warm-up: first use of programs and buffers
+    double first = std::chrono::duration<double>(clock::now() - start).count();
+    int frames = o.bench_frames ? o.bench_frames : std::clamp(static_cast<int>(1.0 / std::max(first, 1e-4)), 3, 60);
+    std::vector<double> frame_ms, fft_ms;
+    std::vector<std::array<double, kProgramCount>> per_program;
+    for (int i = 0; i < frames; ++i) {
+        auto t0 = clock::now();
+        one_frame(nullptr);
+        frame_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    }
+    for (int i = 0; i < std::min(frames, 5); ++i) {  // GPU time per program, from timestamps between draws
+        Profile p;
+        one_frame(&p);
+        fft_ms.push_back(p.total_ms);
+        per_program.push_back(p.program_ms);
+    }
+    row.frames = frames;
+    row.frame_ms = median(frame_ms);
+    row.hz = 1000.0 / row.frame_ms;
+    row.fft_ms = median(fft_ms);
+    for (int p = 0; p < kProgramCount; ++p) {
+        std::vector<double> v;
+        for (auto& a : per_program) v.push_back(a[static_cast<size_t>(p)]);
+        row.program_ms[static_cast<size_t>(p)] = median(v);
+    }
+    if (const Plan* plan = frame.fft().filter_plan()) row.totals = plan_totals(*plan);
+    return row;
+}
+
+void print_bench(const std::vector<BenchRow>& rows, const Options& o, const std::string& device) {
+    const Program programs[kProgramCount] = {Program::Fft, Program::Untangle, Program::Scale, Program::Tangle, Program::Pass, Program::Multiply};
+    if (o.format == "csv") {
+        std::printf("size,backend,frames,hz,frame_ms,fft_gpu_ms");
+        for (Program p : programs) std::printf(",%s_ms,%s_invocations,%s_table1,%s_mflop,%s_mb_read,%s_mb_written", program_name(p), program_name(p), program_name(p), program_name(p), program_name(p), program_name(p));
+        std::printf(",error\n");
+        for (const BenchRow& r : rows) {
+            std::printf("%d,%s,%d,%.4f,%.3f,%.3f", r.size, backend_name(o.fft.backend), r.frames, r.hz, r.frame_ms, r.fft_ms);
+            for (Program p : programs) {
+                size_t i = static_cast<size_t>(p);
+                std::printf(",%.4f,%lld,%lld,%.3f,%.3f,%.3f", r.program_ms[i], r.totals.invocations[i], table1_invocations(p, r.size, r.size),
+                            r.totals.flops[i] * 1e-6, r.totals.bytes_read[i] / 1048576.0, r.totals.bytes_written[i] / 1048576.0);
+            }
+            std::printf(",%s\n", r.error.c_str());
+        }
+        return;
+    }
+    if (o.format == "json") {
+        std::printf("{\"device\": \"%s\", \"backend\": \"%s\", \"rows\": [", device.c_str(), backend_name(o.fft.backend));
+        for (size_t k = 0; k < rows.size(); ++k) {
+            const BenchRow& r = rows[k];
+            std::printf("%s\n  {\"size\": %d, \"frames\": %d, \"hz\": %.4f, \"frame_ms\": %.3f, \"fft_gpu_ms\": %.3f, \"programs\": {", k ? "," : "", r.size, r.frames, r.hz, r.frame_ms, r.fft_ms);
+            for (int j = 0; j < kProgramCount; ++j) {
+                Program p = programs[j];
+                size_t i = static_cast<size_t>(p);
+                std::printf("%s\"%s\": {\"gpu_ms\": %.4f, \"invocations\": %lld, \"table1\": %lld, \"mflop\": %.3f, \"mb_read\": %.3f, \"mb_written\": %.3f}", j ? ", " : "", program_name(p), r.program_ms[i],
+                            r.totals.invocations[i], table1_invocations(p, r.size, r.size), r.totals.flops[i] * 1e-6, r.totals.bytes_read[i] / 1048576.0, r.totals.bytes_written[i] / 1048576.0);
+            }
+            std::printf("}%s%s%s}", r.error.empty() ? "" : ", \"error\": \"", r.error.c_str(), r.error.empty() ? "" : "\"");
+        }
+        std::printf("\n]}\n");
+        return;
+    }
+    std::printf("Table 3 on %s, %s backend: filtering a rendered teapot frame (RGBA32F, forward + multiply + inverse)\n", device.c_str(), backend_name(o.fft.backend));
+    std::printf("%6s %9s %10s %9s |", "size", "rate Hz", "frame ms", "FFT GPU");
+    for (Program p : programs) std::printf(" %9s", program_name(p));
+    std::printf("   (GPU ms per program; paper at 1024^2: 0.37 Hz)\n");
+    for (const BenchRow& r : rows) {
+        if (!r.error.empty()) {
+            std::printf("%6d  %s\n", r.size, r.error.c_str());
+            continue;
+        }
+        std::printf("%6d %9.2f %10.2f %9.2f |", r.size, r.hz, r.frame_ms, r.fft_ms);
+        for (Program p : programs) std::printf(" %9.3f", r.program_ms[static_cast<size_t>(p)]);
+        std::printf("\n");
+    }
+    // Tables 1 and 2 at each size: our plan against the paper's formulas.
+    for (const BenchRow& r : rows) {
+        if (!r.error.empty()) continue;
+        std::printf("\nTables 1 and 2 at %dx%d: fragments per program (ours | Table 1), operations, MB read / written\n", r.size, r.size);
+        std::printf("  %-9s %14s %14s %16s %16s %11s %11s %11s %11s\n", "program", "invocations", "Table 1", "flops (ours)", "instr (paper)", "MB read", "(paper)", "MB written", "(paper)");
+        for (Program p : programs) {
+            size_t i = static_cast<size_t>(p);
+            long long t1 = table1_invocations(p, r.size, r.size);
+            PaperInstructions pi = paper_instructions(p);
+            std::printf("  %-9s %14lld %14lld %16.0f %16lld %11.1f %11.1f %11.1f %11.1f\n", program_name(p), r.totals.invocations[i], t1, r.totals.flops[i],
+                        t1 * pi.arithmetic, r.totals.bytes_read[i] / 1048576.0, t1 * pi.texture * 16.0 / 1048576.0,
+                        r.totals.bytes_written[i] / 1048576.0, t1 * 16.0 / 1048576.0);
+        }
+    }
+}
+
+int run_bench(const Options& o) {
+    HeadlessContext context(o.gl);
+    require_fragment_chain_support();
+    ProgramCache programs;
+    TeapotScene scene(programs);
+    size_t selected = 0;
+    std::vector<Kernel> filters = load_filters(o, selected);
+    std::vector<int> sizes = o.bench_sizes;
+    if (sizes.empty()) {
+        sizes = {128, 256, 512, 1024, 2048};
+        if (max_texture_side() >= 4096) sizes.push_back(4096);
+    }
+    std::vector<BenchRow> rows;
+    for (int size : sizes) {
+        try {
+            if (size > max_texture_side()) throw Error("above this GPU's limit of " + std::to_string(max_texture_side()));
+            rows.push_back(bench_size(programs, scene, filters[selected], o, size));
+        } catch (const std::exception& e) {
+            BenchRow r;
+            r.size = size;
+            r.error = std::string("does not fit: ") + e.what();
+            rows.push_back(r);
+        }
+        if (o.verbose) std::fprintf(stderr, "%s: %d done\n", kTool, size);
+    }
+    print_bench(rows, o, describe_gl());
+    return kExitOk;
+}
+
+// --- The window ------------------------------------------------------------------------------
+
+struct Viewer {
+    Options options;
+    std::unique_ptr<ProgramCache> programs;
+    std::unique_ptr<TeapotScene> scene;
+    std::unique_ptr<TeapotFrame> frame;
+    std::unique_ptr<FrameDisplay> display;
+    std::vector<Kernel> filters;
+    size_t selected = 0;
+    bool filtering = true, spectrum = false, help = false;
+    int width = 512, height = 512, frames = 0, shots = 0;
+    int drag_x = -1, drag_y = -1;
+    double fft_ms = 0, fps = 0;
+    std::chrono::steady_clock::time_point fps_start = std::chrono::steady_clock::now();
+    int fps_frames = 0;
+    int exit_status = kExitOk;
+
+    void say(const std::string& what) const {
+        if (options.verbose) {
+            std::printf("%s\n", what.c_str());
+            std::fflush(stdout);
+        }
+    }
+    void set_size(int size) {
+        if (size < 128 || size > max_texture_side()) return;
+        frame = std::make_unique<TeapotFrame>(*programs, *scene, size, options.fft);
+        frame->set_kernel(filters[selected]);
+        say("size " + std::to_string(size));
+    }
+    void select(size_t k) {
+        selected = k % filters.size();
+        frame->set_kernel(filters[selected]);
+        say("filter " + filters[selected].name);
+    }
+    void release() {  // GL objects go while the context is still there
+        frame.reset();
+        display.reset();
+        scene.reset();
+        programs.reset();
+    }
+};
+
+Viewer* viewer = nullptr;
+
+void draw_text(int x, int y, const std::string& text) {
+    glWindowPos2i(x, y);
+    glutBitmapString(GLUT_BITMAP_8_BY_13, reinterpret_cast<const unsigned char*>(text.c_str()));
+}
+
+struct Key {
+    unsigned char key;
+    const char* help;
+    void (*act)(Viewer&);
+};
+
+void save_screenshot(Viewer& v, const std::string& path, bool overwrite) {
+    glReadBuffer(GL_BACK);
+    save_framebuffer(path, v.width, v.height, overwrite);
+    v.say("saved " + path);
+}
+
+const Key kKeys[] = {
+    {'f', "f      next filter", [](Viewer& v) { v.select(v.selected + 1); }},
+    {'F', "F      previous filter", [](Viewer& v) { v.select(v.selected + v.filters.size() - 1); }},
+    {' ', "space  filtering on/off", [](Viewer& v) { v.filtering = !v.filtering; v.say(v.filtering ? "filtering on" : "filtering off"); }},
+    {'s', "s      spectrum view (log magnitude, centred)", [](Viewer& v) { v.spectrum = !v.spectrum; v.say(v.spectrum ? "spectrum on" : "spectrum off"); }},
+    {'+', "+ / -  FFT size up / down", [](Viewer& v) { v.set_size(v.frame->size() * 2); }},
+    {'=', nullptr, [](Viewer& v) { v.set_size(v.frame->size() * 2); }},
+    {'-', nullptr, [](Viewer& v) { v.set_size(v.frame->size() / 2); }},
+    {'p', "p      save a screenshot (teapot-N.png)", [](Viewer& v) { v.shots = -1; }},
+    {'r', "r      reset the view", [](Viewer& v) { v.options.camera = Camera{}; }},
+    {'h', "h      this key list", [](Viewer& v) { v.help = !v.help; }},
+    {'q', "q Esc  quit", [](Viewer&) { glutLeaveMainLoop(); }},
+    {27, nullptr, [](Viewer&) { glutLeaveMainLoop(); }},
+};
+
+void on_display() {
+    Viewer& v = *viewer;
+    try {
+        const Texture& shown = v.frame->render(v.options.camera, v.options.look, v.filtering, v.spectrum, &v.fft_ms);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        glDrawBuffer(GL_BACK);
+        v.display->draw(shown, v.width, v.height, v.spectrum ? Tonemap::Clamp : v.options.tonemap, v.options.exposure);
+        ++v.frames;
+        if (v.options.frames && v.frames >= v.options.frames) {
+            // Saved before the text overlay, so it matches the headless frame.
+            if (!v.options.screenshot.empty()) save_screenshot(v, v.options.screenshot, true);
+            glutLeaveMainLoop();
+            return;
+        }
+        if (v.shots < 0) {  // 'p': the next free teapot-N.png
+            int n = 1;
+            while (file_exists("teapot-" + std::to_string(n) + ".png")) ++n;
+            save_screenshot(v, "teapot-" + std::to_string(n) + ".png", false);
+            v.shots = n;
+        }
+        // The status line and the key list: fixed-function bitmaps over the frame.
+        ++v.fps_frames;
+        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - v.fps_start).count();
+        if (elapsed > 0.5) {
+            v.fps = v.fps_frames / elapsed;
+            v.fps_frames = 0;
+            v.fps_start = std::chrono::steady_clock::now();
+        }
+        char status[256];
+        std::snprintf(status, sizeof status, "%dx%d  %s%s  %.1f fps  FFT %.2f ms GPU  (h: keys)", v.frame->size(), v.frame->size(),
+                      v.filtering ? v.filters[v.selected].name.c_str() : "no filter", v.spectrum ? "  spectrum" : "", v.fps, v.fft_ms);
+        glColor3f(1.0f, 1.0f, 0.6f);
+        draw_text(8, 8, status);
+        if (v.help) {
+            int y = v.height - 20;
+            for (const Key& k : kKeys)
+                if (k.help) draw_text(8, y, k.help), y -= 15;
+            draw_text(8, y, "drag   rotate;  wheel  zoom");
+        }
+        glutSwapBuffers();
+    } catch (const std::exception& e) {
+        report(kTool, e.what(), kExitFailed);
+        v.exit_status = kExitFailed;
+        glutLeaveMainLoop();
+    }
+}
+
+void on_key(unsigned char key, int, int) {
+    for (const Key& k : kKeys)
+        if (k.key == key) {
+            k.act(*viewer);
+            return;
+        }
+}
+
+void on_mouse(int button, int state, int x, int y) {
+    Viewer& v = *viewer;
+    if (button == GLUT_LEFT_BUTTON) {
+        v.drag_x = state == GLUT_DOWN ? x : -1;
+        v.drag_y = y;
+    } else if ((button == 3 || button == 4) && state == GLUT_DOWN) {  // the wheel
+        v.options.camera.distance = std::clamp(v.options.camera.distance * (button == 3 ? 0.9f : 1.1f), 1.5f, 30.0f);
+    }
+}
+
+void on_motion(int x, int y) {
+    Viewer& v = *viewer;
+    if (v.drag_x < 0) return;
+    v.options.camera.yaw += 0.4f * static_cast<float>(x - v.drag_x);
+    v.options.camera.pitch = std::clamp(v.options.camera.pitch + 0.4f * static_cast<float>(y - v.drag_y), -89.0f, 89.0f);
+    v.drag_x = x;
+    v.drag_y = y;
+}
+
+void on_reshape(int w, int h) {
+    viewer->width = std::max(1, w);
+    viewer->height = std::max(1, h);
+}
+
+int run_window(const Options& o, int argc, char** argv) {
+    const char* name = std::getenv("DISPLAY");
+    _XDisplay* x = XOpenDisplay(nullptr);
+    if (!x)
+        return report(kTool, std::string("cannot open the X display") + (name && *name ? std::string(" '") + name + "'" : " (DISPLAY is not set)") +
+                                 "; use --headless, or run under xvfb-run",
+                      kExitNoGl);
+    XCloseDisplay(x);
+
+    Viewer v;
+    v.options = o;
+    v.filtering = o.filtering;
+    v.spectrum = o.spectrum;
+    v.filters = load_filters(o, v.selected);
+    v.width = o.window_width ? o.window_width : std::min(o.size, 1024);
+    v.height = o.window_height ? o.window_height : std::min(o.size, 1024);
+    viewer = &v;
+
+    glutInit(&argc, argv);
+    glutSetOption(GLUT_ACTION_ON_WINDOW_CLOSE, GLUT_ACTION_GLUTMAINLOOP_RETURNS);
+    glutInitDisplayMode(GLUT_RGBA | GLUT_DOUBLE);
+    glutInitWindowSize(v.width, v.height);
+    glutCreateWindow("teapot: FFT filtering on the GPU");
+    load_gl_entry_points();
+    require_fragment_chain_support();
+    if (o.size > max_texture_side()) throw UsageError("--size " + std::to_string(o.size) + " is above this GPU's limit of " + std::to_string(max_texture_side()));
+    v.programs = std::make_unique<ProgramCache>();
+    v.scene = std::make_unique<TeapotScene>(*v.programs);
+    v.display = std::make_unique<FrameDisplay>(*v.programs);
+    v.set_size(o.size);
+    v.say("filter " + v.filters[v.selected].name);
+
+    glutDisplayFunc(on_display);
+    glutIdleFunc([] { glutPostRedisplay(); });
+    glutReshapeFunc(on_reshape);
+    glutKeyboardFunc(on_key);
+    glutMouseFunc(on_mouse);
+    glutMotionFunc(on_motion);
+    glutCloseFunc([] { viewer->release(); });
+    glutMainLoop();
+    if (glutGetWindow()) {
+        v.release();
+        glutDestroyWindow(glutGetWindow());
+    }
+    viewer = nullptr;
+    return v.exit_status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return run_tool(kTool, [&] {
+        Options o = parse_options(argc, argv);
+        if (o.bench) return run_bench(o);
+        if (o.headless) return run_headless(o);
+        return run_window(o, argc, argv);
+    });
+}

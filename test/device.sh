@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
+# platform) from the repository root, with bin/ built here and the .gl runtime packages carried
+# (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
+#   test/device.sh [steps...]     steps: info tests compare bench passes all (default: all)
+set -uo pipefail
+out=${OUT:-out/device}
+mkdir -p "$out"
+steps=${*:-all}
+has() { [[ " $steps " == *" $1 "* || " $steps " == *" all "* ]]; }
+run() {  # run NAME COMMAND...: log to $out/NAME.txt, show the tail
+    local name=$1; shift
+    echo "== $name: $*"
+    local start=$SECONDS
+    "$@" > "$out/$name.txt" 2>&1
+    local rc=$?
+    echo "   exit $rc after $((SECONDS - start)) s"
+    tail -n "${TAIL:-40}" "$out/$name.txt"
+}
+if has info; then
+    run info bash -c 'nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; nproc; date -u'
+fi
+if has tests; then
+    TAIL=15 run test_core bin/test/test_core
+    TAIL=8 run test_fftcompare bin/test/test_fftcompare
+fi
+if has compare; then
+    run fftcompare bin/fftcompare --sizes 128,256,512,1024,2048,4096,1024x256,256x1024,2048x512 --plot "$out/fftcompare.png"
+fi
+if has bench; then
+    TAIL=12 run teapot_bench bin/teapot --bench
+fi
+if has passes; then
+    run pass_costs bin/fftcompare --pass-costs --sizes 256,512,1024,2048,4096
+fi

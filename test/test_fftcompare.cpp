@@ -1,0 +1,95 @@
+// bin/fftcompare on a small instance: the tolerances hold, every output format parses, and a
+// corrupted GPU spectrum makes it fail (issue: "fftcompare: side by side with FFTW").
+#include "check.h"
+#include "tool.h"
+
+#include <sstream>
+#include <vector>
+
+using test::TempDir;
+
+namespace {
+
+std::string fftcompare() { return test::bin_dir() + "/fftcompare"; }
+const std::string kSmall = " --sizes 64,128,256,128x32,16x256 --repeat 3 -q";
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    for (std::string item; std::getline(in, item, sep);) out.push_back(item);
+    return out;
+}
+
+}  // namespace
+
+TEST(small_instance_is_within_tolerance) {
+    test::Result r = test::run(fftcompare() + kSmall);
+    EXPECT(r.status == 0, "exit ", r.status, ": ", r.err, r.out);
+    EXPECT(r.out.find("Accuracy against FFTW in double precision") != std::string::npos &&
+               r.out.find("Speed of the whole filter") != std::string::npos && r.out.find("16x256") != std::string::npos,
+           r.out);
+}
+
+TEST(csv_parses_and_holds_the_bounds) {
+    test::Result r = test::run(fftcompare() + kSmall + " --csv");
+    EXPECT(r.status == 0, r.err);
+    std::vector<std::string> lines = split(r.out, '\n');
+    EXPECT(lines.size() == 6, lines.size(), " lines: ", r.out);
+    if (lines.size() < 2) return;
+    std::vector<std::string> header = split(lines[0], ',');
+    auto col = [&](const char* name) {
+        for (size_t i = 0; i < header.size(); ++i)
+            if (header[i] == name) return i;
+        check::fail(std::string("no column ") + name);
+        return size_t{0};
+    };
+    for (size_t i = 1; i < lines.size(); ++i) {
+        std::vector<std::string> cells = split(lines[i], ',');
+        EXPECT(cells.size() == header.size(), "row ", i, ": ", lines[i]);
+        if (cells.size() != header.size()) continue;
+        double gpu = std::stod(cells[col("gpu_filter_rel_rms")]), cpu = std::stod(cells[col("fftwf_filter_rel_rms")]);
+        EXPECT(gpu > 0 && gpu <= 1e-6 && gpu <= 3 * cpu, cells[0], ": GPU filter error ", gpu, " vs fftwf ", cpu);
+        EXPECT(std::stod(cells[col("gpu_ms")]) > 0 && std::stod(cells[col("fftwf_1t_ms")]) > 0, cells[0], ": no timings");
+    }
+}
+
+TEST(json_parses) {
+    test::Result r = test::run(fftcompare() + kSmall + " --json --no-speed");
+    EXPECT(r.status == 0, r.err);
+    // A structural check without a JSON library: balanced brackets outside strings, five rows.
+    int depth = 0, rows = 0;
+    bool in_string = false, balanced = true;
+    for (char c : r.out) {
+        if (c == '"') in_string = !in_string;
+        if (in_string) continue;
+        if (c == '{' || c == '[') ++depth;
+        if (c == '}' || c == ']') balanced &= --depth >= 0;
+    }
+    for (size_t p = 0; (p = r.out.find("\"size\":", p)) != std::string::npos; ++p) ++rows;
+    EXPECT(balanced && depth == 0 && !in_string && rows == 5, "rows ", rows, ": ", r.out);
+    EXPECT(r.out.find("\"gpu_rel_rms\"") != std::string::npos && r.out.find("\"fftw\": \"fftw-3") != std::string::npos, r.out);
+}
+
+TEST(plot_is_written) {
+    TempDir dir;
+    test::Result r = test::run(fftcompare() + " --sizes 32,64 --repeat 2 -q --plot " + dir / "plot.png");
+    EXPECT(r.status == 0, r.err);
+    EXPECT(test::read_bytes(dir / "plot.png").substr(1, 3) == "PNG", "no PNG written");
+    EXPECT(dir.list() == std::vector<std::string>{"plot.png"}, "temporary files left behind");
+}
+
+TEST(a_corrupted_spectrum_fails) {
+    test::Result r = test::run(fftcompare() + " --sizes 64,128x32 --no-speed -q --test-corrupt-spectrum");
+    EXPECT(r.status == 1, "exit ", r.status, " with a corrupted spectrum: ", r.err);
+    EXPECT(r.err.find("64x64: forward spectrum relative RMS error") != std::string::npos &&
+               r.err.find("64x64: filtered image relative RMS error") != std::string::npos,
+           r.err);
+}
+
+TEST(bad_options) {
+    for (const char* args : {" --sizes 100", " --sizes 64x", " --kernel nosuch", " --max-error x", " --plot /nonexistent/dir/p.png"}) {
+        test::Result r = test::run(fftcompare() + args);
+        EXPECT(r.status == 2 && test::count_lines(r.err) == 1 && r.err.rfind("fftcompare: ", 0) == 0, "'", args, "': exit ",
+               r.status, ": ", r.err);
+    }
+}

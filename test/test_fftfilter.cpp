@@ -1,0 +1,545 @@
+// fftfilter and the image layer under it: every PNG format, boundary rules against independent
+// references, tiles, bad input (issue: "fftfilter: batch filtering of PNG files").
+#include "check.h"
+#include "common.h"
+#include "png_fixture.h"
+#include "tool.h"
+
+#include "fft/filter.h"
+#include "fft/reference.h"
+#include "image/colour.h"
+#include "image/convolve.h"
+#include "image/kernels.h"
+#include "image/png_io.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace gpufft;
+using fixture::RawPng;
+using test::TempDir;
+
+namespace {
+
+// A float result and a double reference, each quantised to the output depth, may straddle one
+// rounding boundary: "within one output step".
+constexpr int kSteps = 1;
+// Float convolution against a double reference on [0, 1] data: a few float roundings of the
+// FFT chain (rel. RMS ~1e-7) on values of order 1.
+constexpr double kFloatMaxAbs = 2e-6;
+
+struct Format {
+    int color_type, depth;
+    bool trns;
+};
+const Format kFormats[] = {{0, 1, false}, {0, 2, false}, {0, 4, false}, {0, 8, false}, {0, 16, false},
+                           {0, 8, true},  {0, 16, true}, {4, 8, false}, {4, 16, false}, {2, 8, false},
+                           {2, 16, false}, {2, 8, true}, {6, 8, false}, {6, 16, false}, {3, 1, false},
+                           {3, 2, false}, {3, 4, false}, {3, 8, false}, {3, 4, true},  {3, 8, true}};
+
+std::string name_of(const Format& f, bool interlace) {
+    return "t" + std::to_string(f.color_type) + "d" + std::to_string(f.depth) + (f.trns ? "trns" : "") +
+           (interlace ? "i" : "") + ".png";
+}
+
+/// The fixtures of every format, interlaced and not, written into dir; returns them by file name.
+std::map<std::string, RawPng> write_fixtures(const TempDir& dir, int w, int h, unsigned seed) {
+    std::map<std::string, RawPng> out;
+    for (const Format& f : kFormats)
+        for (bool interlace : {false, true}) {
+            RawPng p = fixture::random_png(w, h, f.color_type, f.depth, interlace, f.trns, seed++);
+            std::string name = name_of(f, interlace);
+            EXPECT(fixture::write_file(dir / name, fixture::encode(p)), "cannot write ", name);
+            out[name] = p;
+        }
+    return out;
+}
+
+Image expected_image(const RawPng& p) {
+    Image img(p.width, p.height);
+    for (int y = 0; y < p.height; ++y)
+        for (int x = 0; x < p.width; ++x) {
+            auto e = p.expected(x, y);
+            std::copy(e.begin(), e.end(), img.at(x, y));
+        }
+    return img;
+}
+
+long quantise(double v, int depth) {
+    double max = (1 << depth) - 1;
+    return std::lround(std::min(std::max(v, 0.0), 1.0) * max);
+}
+
+/// The output colour type fftfilter must keep for an input format.
+int output_type(const RawPng& p) {
+    bool alpha = p.color_type == 4 || p.color_type == 6 || p.trns_grey >= 0 || p.trns_rgb[0] >= 0 || !p.trns_alpha.empty();
+    if (p.color_type == 3) return alpha ? 6 : 2;
+    if (p.color_type == 0 || p.color_type == 4) return alpha ? 4 : 0;
+    return alpha ? 6 : 2;
+}
+
+// --- Independent references -------------------------------------------------------------
+
+/// The boundary rules written out again, for references that must not share the library's code.
+long long edge(long long i, long long n, Boundary b) {
+    if (i >= 0 && i < n) return i;
+    if (b == Boundary::Zero) return -1;
+    if (b == Boundary::Clamp) return i < 0 ? 0 : n - 1;
+    if (b == Boundary::Wrap) return ((i % n) + n) % n;
+    // reflect, half-sample symmetric: -1 -> 0, -2 -> 1, n -> n-1
+    while (i < 0 || i >= n) i = i < 0 ? -1 - i : 2 * n - 1 - i;
+    return i;
+}
+
+/// Direct spatial convolution in double: out(x,y) = sum k(i,j) in(x + cx - i, y + cy - j).
+Image direct_convolution(const Image& in, const Kernel& k, Boundary b) {
+    Image out(in.width, in.height);
+    for (int y = 0; y < in.height; ++y)
+        for (int x = 0; x < in.width; ++x)
+            for (int c = 0; c < 4; ++c) {
+                double sum = 0;
+                for (int j = 0; j < k.weights.height; ++j)
+                    for (int i = 0; i < k.weights.width; ++i) {
+                        long long sx = edge(x + k.cx - i, in.width, b), sy = edge(y + k.cy - j, in.height, b);
+                        if (sx >= 0 && sy >= 0) sum += double(k.weights.at(i, j)[c]) * in.at(int(sx), int(sy))[c];
+                    }
+                out.at(x, y)[c] = static_cast<float>(sum);
+            }
+    return out;
+}
+
+/// The same through FFTW in double: pad by the rule to (w + kw - 1) x (h + kh - 1), convolve
+/// circularly, crop.
+std::vector<std::vector<double>> fftw_convolution(const Image& in, const Kernel& k, Boundary b) {
+    const int pw = in.width + k.weights.width - 1, ph = in.height + k.weights.height - 1;
+    const int lx = k.weights.width - 1 - k.cx, ly = k.weights.height - 1 - k.cy;
+    std::vector<std::vector<double>> out(4);
+    for (int c = 0; c < 4; ++c) {
+        std::vector<double> padded(static_cast<size_t>(pw) * ph, 0.0), kernel(padded.size(), 0.0);
+        for (int t = 0; t < ph; ++t)
+            for (int s = 0; s < pw; ++s) {
+                long long sx = edge(s - lx, in.width, b), sy = edge(t - ly, in.height, b);
+                if (sx >= 0 && sy >= 0) padded[static_cast<size_t>(t) * pw + s] = in.at(int(sx), int(sy))[c];
+            }
+        for (int j = 0; j < k.weights.height; ++j)
+            for (int i = 0; i < k.weights.width; ++i) kernel[static_cast<size_t>(j) * pw + i] = k.weights.at(i, j)[c];
+        std::vector<double> full = reference_circular_convolution(padded, kernel, pw, ph);
+        out[c].resize(in.pixels());
+        for (int y = 0; y < in.height; ++y)
+            for (int x = 0; x < in.width; ++x)
+                out[c][static_cast<size_t>(y) * in.width + x] =
+                    full[static_cast<size_t>(y + k.weights.height - 1) * pw + x + k.weights.width - 1];
+    }
+    return out;
+}
+
+double max_abs_difference(const Image& a, const Image& b) {
+    double worst = 0;
+    for (size_t i = 0; i < a.rgba.size(); ++i) worst = std::max(worst, std::abs(double(a.rgba[i]) - b.rgba[i]));
+    return worst;
+}
+
+std::string tool() { return test::bin_dir() + "/fftfilter"; }
+
+Image random_unit_image(int w, int h, unsigned seed) {
+    Image img(w, h);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    for (float& v : img.rgba) v = u(rng);
+    return img;
+}
+
+ConvolveOptions with(Boundary b, int max_fft = 0) {
+    ConvolveOptions o;
+    o.boundary = b;
+    o.max_fft = max_fft;
+    return o;
+}
+
+}  // namespace
+
+TEST(reader_decodes_every_colour_type_and_depth) {
+    TempDir dir;
+    auto fixtures = write_fixtures(dir, 13, 7, 100);
+    for (auto& [name, raw] : fixtures) {
+        PngImage png = read_png(dir / name);
+        EXPECT(png.image.width == raw.width && png.image.height == raw.height, name, ": size");
+        EXPECT(png.format.color_type == raw.color_type && png.format.bit_depth == raw.depth &&
+                   png.format.interlaced == raw.interlace,
+               name, ": format read as ", png.format.describe());
+        Image expected = expected_image(raw);
+        size_t differ = 0, first = 0;
+        for (size_t i = 0; i < expected.rgba.size(); ++i)
+            if (expected.rgba[i] != png.image.rgba[i] && differ++ == 0) first = i;
+        EXPECT(differ == 0, name, ": ", differ, " samples differ, first at pixel ", first / 4, " channel ", first % 4,
+               ": expected ", expected.rgba[first], " got ", png.image.rgba[first]);
+    }
+}
+
+TEST(identity_returns_every_format_pixel_for_pixel) {
+    TempDir dir;
+    auto fixtures = write_fixtures(dir, 21, 11, 200);
+    test::Result r = test::run(tool() + " -q -k identity -o " + dir / "out" + " " + dir.path() + "/t*.png");
+    EXPECT(r.status == 0, "exit ", r.status, ": ", r.err);
+    for (auto& [name, raw] : fixtures) {
+        PngImage out = read_png(dir / "out/" + name);
+        int depth = raw.color_type == 3 ? 8 : std::max(raw.depth, output_type(raw) == 0 ? 1 : 8);
+        EXPECT(out.format.color_type == output_type(raw) && out.format.bit_depth == depth &&
+                   out.format.interlaced == raw.interlace,
+               name, ": written as ", out.format.describe());
+        Image expected = expected_image(raw);
+        size_t differ = 0;
+        int channels = out.format.has_alpha() ? 4 : 3;
+        for (size_t p = 0; p < expected.pixels(); ++p)
+            for (int c = 0; c < channels; ++c)
+                differ += quantise(expected.rgba[4 * p + c], depth) != quantise(out.image.rgba[4 * p + c], depth);
+        EXPECT(differ == 0, name, ": ", differ, " samples changed by the identity filter");
+    }
+}
+
+TEST(filter_matches_fftw_convolution_in_every_format) {
+    TempDir dir;
+    auto fixtures = write_fixtures(dir, 40, 23, 300);
+    const std::string spec = "gaussian:1.5";
+    for (const char* mode : {"reflect", "zero"}) {
+        std::string out = dir / (std::string("out-") + mode);
+        test::Result r = test::run(tool() + " -q -k " + spec + " -b " + mode + " -o " + out + " " + dir.path() + "/t*.png");
+        EXPECT(r.status == 0, mode, ": exit ", r.status, ": ", r.err);
+        Kernel k = parse_kernel(spec);
+        for (auto& [name, raw] : fixtures) {
+            PngImage got = read_png(out + "/" + name);
+            auto ref = fftw_convolution(expected_image(raw), k, parse_boundary(mode));
+            int depth = got.format.bit_depth, channels = got.format.has_alpha() ? 4 : 3;
+            long worst = 0;
+            for (size_t p = 0; p < got.image.pixels(); ++p)
+                for (int c = 0; c < channels; ++c)
+                    worst = std::max(worst, std::labs(quantise(ref[c][p], depth) - quantise(got.image.rgba[4 * p + c], depth)));
+            EXPECT(worst <= kSteps, mode, " ", name, ": off by ", worst, " steps from FFTW's convolution");
+        }
+    }
+}
+
+TEST(wrap_on_power_of_two_equals_the_core_filter) {
+    test::context();
+    Kernel k = parse_kernel("motion:9,20");
+    Image img = random_unit_image(64, 32, 5);
+    // The core filter with the kernel placed circularly, centre at (0, 0).
+    std::vector<float> impulse(img.rgba.size(), 0.0f);
+    for (int j = 0; j < k.weights.height; ++j)
+        for (int i = 0; i < k.weights.width; ++i)
+            for (int c = 0; c < 4; ++c)
+                impulse[img.index(((i - k.cx) % 64 + 64) % 64, ((j - k.cy) % 32 + 32) % 32) + c] += k.weights.at(i, j)[c];
+    std::vector<float> core = Filter(*test::fft({64, 32}), impulse).apply(img.rgba);
+    Image wrapped = Convolver(test::programs(), k, with(Boundary::Wrap)).apply(img);
+    EXPECT(wrapped.rgba == core, "wrap differs from the core filter");
+
+    // And through the tool, with a 16-bit PNG.
+    TempDir dir;
+    RawPng raw = fixture::random_png(64, 32, 6, 16, false, false, 9);
+    fixture::write_file(dir / "in.png", fixture::encode(raw));
+    core = Filter(*test::fft({64, 32}), impulse).apply(expected_image(raw).rgba);
+    test::Result r = test::run(tool() + " -q -k motion:9,20 -b wrap " + dir / "in.png" + " -o " + dir / "out.png");
+    EXPECT(r.status == 0, r.err);
+    PngImage out = read_png(dir / "out.png");
+    size_t differ = 0;
+    for (size_t i = 0; i < core.size(); ++i) differ += quantise(core[i], 16) != quantise(out.image.rgba[i], 16);
+    EXPECT(differ == 0, differ, " samples of the tool's wrap output differ from the core filter");
+}
+
+TEST(odd_sizes_match_direct_convolution) {
+    test::context();
+    Image img = random_unit_image(37, 91, 11);
+    for (const char* spec : {"gaussian:2", "box:5x3", "motion:7,30", "disk:3.5", "sharpen:1"}) {
+        Kernel k = parse_kernel(spec);
+        for (Boundary b : {Boundary::Reflect, Boundary::Clamp, Boundary::Zero, Boundary::Wrap}) {
+            Image gpu = Convolver(test::programs(), k, with(b)).apply(img);
+            double worst = max_abs_difference(gpu, direct_convolution(img, k, b));
+            EXPECT(worst <= kFloatMaxAbs, spec, " ", boundary_name(b), ": max abs ", worst, " from direct convolution");
+        }
+    }
+    // Through the tool: 16-bit, within one step.
+    TempDir dir;
+    RawPng raw = fixture::random_png(37, 91, 2, 16, false, false, 12);
+    fixture::write_file(dir / "in.png", fixture::encode(raw));
+    for (const char* mode : {"reflect", "clamp", "zero"}) {
+        test::Result r = test::run(tool() + " -q -k box:5x3 -b " + mode + " " + dir / "in.png" + " -o " + dir / (std::string(mode) + ".png"));
+        EXPECT(r.status == 0, r.err);
+        Image ref = direct_convolution(expected_image(raw), parse_kernel("box:5x3"), parse_boundary(mode));
+        PngImage out = read_png(dir / (std::string(mode) + ".png"));
+        long worst = 0;
+        for (size_t p = 0; p < ref.pixels(); ++p)
+            for (int c = 0; c < 3; ++c)
+                worst = std::max(worst, std::labs(quantise(ref.rgba[4 * p + c], 16) - quantise(out.image.rgba[4 * p + c], 16)));
+        EXPECT(worst <= kSteps, mode, ": 16-bit output off by ", worst, " steps from direct convolution");
+    }
+}
+
+TEST(tiles_give_the_same_image_as_one_transform) {
+    test::context();
+    Image img = random_unit_image(100, 61, 13);
+    Kernel k = parse_kernel("gaussian:2.5");  // 21 x 21 taps: blocks of 12 in a 32-point FFT
+    for (Boundary b : {Boundary::Reflect, Boundary::Zero, Boundary::Wrap}) {
+        Convolver tiled(test::programs(), k, with(b, 32));
+        Image gpu = tiled.apply(img);
+        EXPECT(tiled.last().tiles == 9 * 6, boundary_name(b), ": ", tiled.last().tiles, " tiles, expected 54");
+        double worst = max_abs_difference(gpu, direct_convolution(img, k, b));
+        EXPECT(worst <= kFloatMaxAbs, boundary_name(b), ": tiled result max abs ", worst, " from direct convolution");
+    }
+    bool threw = false;
+    try {
+        Convolver(test::programs(), parse_kernel("box:40"), with(Boundary::Reflect, 32)).apply(img);
+    } catch (const Error& e) {
+        threw = std::string(e.what()).find("no room") != std::string::npos;
+    }
+    EXPECT(threw, "a kernel wider than the largest FFT was not refused");
+}
+
+TEST(boundary_rules) {
+    // reflect: ... 2 1 0 | 0 1 2 3 4 | 4 3 2 ...
+    const long long reflect[] = {1, 0, 0, 1, 2, 3, 4, 4, 3};
+    for (int i = -2; i < 7; ++i) EXPECT(boundary_index(i, 5, Boundary::Reflect) == reflect[i + 2], "reflect ", i);
+    EXPECT(boundary_index(-12, 5, Boundary::Reflect) == edge(-12, 5, Boundary::Reflect), "reflect far out");
+    EXPECT(boundary_index(-1, 5, Boundary::Clamp) == 0 && boundary_index(9, 5, Boundary::Clamp) == 4, "clamp");
+    EXPECT(boundary_index(-1, 5, Boundary::Zero) == -1 && boundary_index(5, 5, Boundary::Zero) == -1, "zero");
+    EXPECT(boundary_index(-1, 5, Boundary::Wrap) == 4 && boundary_index(11, 5, Boundary::Wrap) == 1, "wrap");
+    EXPECT(boundary_index(-3, 1, Boundary::Reflect) == 0, "reflect on a 1-pixel axis");
+}
+
+TEST(kernels_parse_and_normalise) {
+    auto sums = [](const Kernel& k) {
+        std::array<double, 4> s{};
+        for (size_t i = 0; i < k.weights.pixels(); ++i)
+            for (int c = 0; c < 4; ++c) s[c] += k.weights.rgba[4 * i + c];
+        return s;
+    };
+    for (const char* spec : {"gaussian:2", "box:4x3", "disk:2.5", "motion:15,45", "sharpen:2", "lowpass:0.25",
+                             "identity", "highpass:0.25"}) {
+        Kernel k = parse_kernel(spec);
+        double expected = std::string(spec).rfind("highpass", 0) == 0 ? 0.0 : 1.0;
+        for (double s : sums(k)) EXPECT(std::abs(s - expected) < 1e-5, spec, " sums to ", s);
+    }
+    Kernel box = parse_kernel("box:4x3");
+    EXPECT(box.weights.width == 4 && box.weights.height == 3 && box.cx == 2 && box.cy == 1, "box:4x3 geometry");
+    Kernel lap = parse_kernel("laplacian");
+    EXPECT(sums(lap)[0] == 0 && lap.weights.at(1, 1)[0] == -4, "laplacian");
+    EXPECT(parse_kernel("gaussian:2").weights.width == 17, "gaussian:2 has radius 8");
+    for (const char* bad : {"gausian:2", "gaussian", "gaussian:x", "gaussian:-1", "box:0", "box:3x", "identity:2",
+                            "motion:", "lowpass:2", ""}) {
+        bool threw = false;
+        try {
+            parse_kernel(bad);
+        } catch (const Error& e) {
+            threw = std::string(e.what()).find('\n') == std::string::npos;
+        }
+        EXPECT(threw, "'", bad, "' was accepted");
+    }
+    KernelOptions small;
+    small.max_side = 64;
+    bool threw = false;
+    try {
+        parse_kernel("gaussian:20", small);
+    } catch (const Error& e) {
+        threw = std::string(e.what()).find("bigger than") != std::string::npos;
+    }
+    EXPECT(threw, "gaussian:20 (161 taps) accepted with a 64 limit");
+}
+
+TEST(png_kernels_grey_and_per_channel) {
+    TempDir dir;
+    RawPng grey;
+    grey.width = 3;
+    grey.height = 1;
+    grey.samples = {0, 255, 255};  // 0, 1, 1 -> 0, 0.5, 0.5
+    fixture::write_file(dir / "grey.png", fixture::encode(grey));
+    Kernel g = parse_kernel(dir / "grey.png");
+    EXPECT(!g.per_channel && g.cx == 1 && g.cy == 0, "grey kernel geometry");
+    for (int c = 0; c < 4; ++c) EXPECT(g.weights.at(1, 0)[c] == 0.5f && g.weights.at(0, 0)[c] == 0.0f, "grey normalised, channel ", c);
+
+    RawPng rgb;
+    rgb.width = 2;
+    rgb.height = 1;
+    rgb.color_type = 2;
+    rgb.samples = {255, 0, 51, 255, 255, 204};
+    fixture::write_file(dir / "rgb.png", fixture::encode(rgb));
+    Kernel k = parse_kernel(dir / "rgb.png");
+    EXPECT(k.per_channel, "an RGB kernel is per channel");
+    EXPECT(k.weights.at(0, 0)[0] == 0.5f && k.weights.at(0, 0)[1] == 0.0f && std::abs(k.weights.at(0, 0)[2] - 0.2f) < 1e-7f,
+           "RGB kernel normalised per channel");
+    KernelOptions raw_values;
+    raw_values.normalize = false;
+    Kernel r = parse_kernel(dir / "rgb.png", raw_values);
+    EXPECT(r.weights.at(1, 0)[1] == 1.0f && std::abs(r.weights.at(0, 0)[2] - 0.2f) < 1e-7f, "--no-normalize keeps values");
+}
+
+TEST(linear_light_round_trips_exactly) {
+    for (int depth : {8, 16}) {
+        int max = (1 << depth) - 1;
+        Image img(max + 1, 1);
+        for (int v = 0; v <= max; ++v)
+            for (int c = 0; c < 4; ++c) img.at(v, 0)[c] = static_cast<float>(v) / static_cast<float>(max);
+        for (Transfer t : {Transfer{true, 0}, Transfer{false, 0.45455}}) {
+            Image lin = img;
+            to_linear(lin, t);
+            from_linear(lin, t);
+            long differ = 0;
+            for (size_t i = 0; i < img.rgba.size(); ++i) differ += quantise(img.rgba[i], depth) != quantise(lin.rgba[i], depth);
+            EXPECT(differ == 0, depth, "-bit ", t.srgb ? "sRGB" : "gamma", ": ", differ, " samples changed");
+        }
+    }
+}
+
+TEST(bad_inputs_fail_cleanly) {
+    TempDir dir;
+    RawPng good = fixture::random_png(16, 16, 2, 8, false, false, 1);
+    fixture::Bytes png = fixture::encode(good);
+    fixture::write_file(dir / "good.png", png);
+    fixture::write_file(dir / "text.png", fixture::Bytes{'h', 'e', 'l', 'l', 'o', '\n'});
+    fixture::write_file(dir / "empty.png", {});
+    fixture::write_file(dir / "truncated.png", fixture::Bytes(png.begin(), png.begin() + static_cast<long>(png.size() / 2)));
+    // IDAT starts after signature (8) + IHDR chunk (25): its data begins at 8 + 25 + 8. libpng
+    // inflates before it checks the CRC, so a damaged byte in the data reads as a zlib error, and
+    // a damaged CRC over intact data as a CRC error.
+    fixture::Bytes data = png;
+    data[8 + 25 + 8 + 5] ^= 0x55;
+    fixture::write_file(dir / "data.png", data);
+    fixture::Bytes crc = png;
+    crc[png.size() - 12 - 1] ^= 0x55;  // the last byte of IDAT's CRC, just before IEND's 12 bytes
+    fixture::write_file(dir / "crc.png", crc);
+    {  // bad zlib data with a correct CRC
+        fixture::Bytes z = fixture::signature();
+        fixture::chunk(z, "IHDR", fixture::ihdr(16, 16, 8, 2, false));
+        fixture::Bytes junk = fixture::zlib_compress(fixture::scanlines(good));
+        for (size_t i = 2; i < junk.size(); i += 3) junk[i] ^= 0xA5;
+        fixture::chunk(z, "IDAT", junk);
+        fixture::chunk(z, "IEND", {});
+        fixture::write_file(dir / "zlib.png", z);
+    }
+    auto header_only = [&](const char* name, uint32_t w, uint32_t h) {
+        fixture::Bytes b = fixture::signature();
+        fixture::chunk(b, "IHDR", fixture::ihdr(w, h, 8, 6, false));
+        fixture::chunk(b, "IDAT", fixture::zlib_compress({0, 0, 0, 0, 0}));
+        fixture::chunk(b, "IEND", {});
+        fixture::write_file(dir / name, b);
+    };
+    header_only("huge.png", 1000000, 1000000);
+    header_only("zero.png", 0, 16);
+    fixture::write_file(dir / "file.txt", {'x'});
+    test::run("mkdir " + dir / "adir.png");
+
+    struct Case {
+        std::string args;
+        int status;
+        std::string needle;  // what the one line must say
+    };
+    const std::string in = dir / "good.png", out = dir / "out.png";
+    const std::vector<Case> cases = {
+        {dir / "missing.png -o " + out, 1, "missing.png: cannot open: No such file"},
+        {dir / "text.png -o " + out, 1, "text.png: not a PNG file"},
+        {dir / "empty.png -o " + out, 1, "empty.png: empty file"},
+        {dir / "truncated.png -o " + out, 1, "truncated.png: truncated PNG"},
+        {dir / "crc.png -o " + out, 1, "crc.png: corrupt PNG: IDAT: CRC error"},
+        {dir / "data.png -o " + out, 1, "data.png: corrupt PNG: IDAT:"},
+        {dir / "zlib.png -o " + out, 1, "zlib.png: corrupt PNG"},
+        {dir / "huge.png -o " + out, 1, "huge.png: 1000000x1000000 is 1000000000000 pixels, above the limit"},
+        {dir / "zero.png -o " + out, 1, "zero.png: corrupt PNG: Invalid IHDR data (Image width is zero in IHDR)"},
+        {dir / "adir.png -o " + out, 1, "adir.png: is a directory"},
+        {in + " -k box:9000 -o " + out, 2, "kernel 'box:9000'"},
+        {in + " -k gausian:2 -o " + out, 2, "unknown kernel 'gausian:2'"},
+        {in + " -k " + dir / "text.png" + " -o " + out, 2, "text.png: not a PNG file"},
+        {in + " -b mirror -o " + out, 2, "unknown boundary 'mirror'"},
+        {in + " --bogus", 2, "unknown option --bogus"},
+        {"", 2, "no input files"},
+        {in + " -o " + dir / "file.txt/out.png", 1, "file.txt/out.png: cannot create: Not a directory"},
+        {in + " -o " + in, 1, "good.png: is an input file; refusing to overwrite it"},
+        {in + " -f -o " + in, 1, "good.png: is an input file; refusing to overwrite it"},
+        {in + " -o " + dir / "file.txt", 1, "file.txt: already exists (use --force"},
+    };
+    std::string before = test::read_bytes(in);
+    std::vector<std::string> listing = dir.list();
+    for (const Case& c : cases) {
+        test::Result r = test::run(tool() + " " + c.args);
+        EXPECT(r.status == c.status, "'", c.args, "': exit ", r.status, " expected ", c.status, ": ", r.err);
+        EXPECT(test::count_lines(r.err) == 1 && r.err.find(c.needle) != std::string::npos && r.err.rfind("fftfilter: ", 0) == 0,
+               "'", c.args, "': expected one line with '", c.needle, "', got: ", r.err);
+        EXPECT(dir.list() == listing, "'", c.args, "' left files behind");
+    }
+    EXPECT(test::read_bytes(in) == before, "the input changed");
+}
+
+TEST(batch_with_a_corrupt_file_does_the_rest) {
+    TempDir dir;
+    std::string inputs;
+    for (int i = 0; i < 4; ++i) {
+        fixture::Bytes png = fixture::encode(fixture::random_png(24, 16, 6, 8, false, false, 40 + i));
+        if (i == 2) png.resize(png.size() - 30);  // cut into the image data
+        std::string name = "f" + std::to_string(i) + ".png";
+        fixture::write_file(dir / name, png);
+        inputs += " " + dir / name;
+    }
+    test::Result r = test::run(tool() + " -k box:3 -o " + dir / "out" + inputs);
+    EXPECT(r.status == 1, "exit ", r.status);
+    EXPECT(r.err.find("f2.png: truncated PNG") != std::string::npos, "no error line for f2.png: ", r.err);
+    EXPECT(r.err.find("4 files, 1 failed") != std::string::npos, "no summary line: ", r.err);
+    for (int i : {0, 1, 3}) {
+        PngImage out = read_png(dir / ("out/f" + std::to_string(i) + ".png"));
+        EXPECT(out.image.width == 24 && out.image.height == 16, "output ", i);
+    }
+    EXPECT(dir.list() == std::vector<std::string>({"f0.png", "f1.png", "f2.png", "f3.png", "out"}), "unexpected files");
+    EXPECT(test::run("ls -A " + dir / "out").out == "f0.png\nf1.png\nf3.png\n", "outputs: ", test::run("ls -A " + dir / "out").out);
+
+    // The same list read from standard input.
+    test::Result s = test::run("printf '%s\\n'" + inputs + " | " + tool() + " -q -f -k box:3 -o " + dir / "out -");
+    EXPECT(s.status == 1 && test::count_lines(s.err) == 1, "list on stdin: exit ", s.status, ": ", s.err);
+}
+
+TEST(spectrum_and_synth) {
+    TempDir dir;
+    // Two tones: cos(2 pi 4x/32) horizontally: peaks at frequency (+-4, 0), centred at (16 +- 4, 16).
+    RawPng tone;
+    tone.width = tone.height = 32;
+    for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 32; ++x) tone.samples.push_back(static_cast<uint16_t>(std::lround(127.5 + 127.5 * std::cos(2 * M_PI * 4 * x / 32))));
+    fixture::write_file(dir / "tone.png", fixture::encode(tone));
+    test::Result r = test::run(tool() + " -q --spectrum -b wrap " + dir / "tone.png");
+    EXPECT(r.status == 0, r.err);
+    PngImage s = read_png(dir / "tone.spectrum.png");
+    EXPECT(s.format.color_type == 0 && s.image.width == 32, "spectrum format ", s.format.describe());
+    float dc = s.image.at(16, 16)[0], peak = s.image.at(20, 16)[0], mirror = s.image.at(12, 16)[0], off = s.image.at(20, 20)[0];
+    EXPECT(dc > 0.9f && peak > 0.7f && std::abs(peak - mirror) < 1e-6f && off < 0.2f, "spectrum values dc ", dc, " peak ",
+           peak, " mirror ", mirror, " off-peak ", off);
+
+    test::Result a = test::run(tool() + " --synth 40x24:power=1.5:seed=3 -q -o " + dir / "a.png");
+    test::Result b = test::run(tool() + " --synth 40x24:power=1.5:seed=3 -q -o " + dir / "b.png");
+    test::Result c = test::run(tool() + " --synth 40x24:power=1.5:seed=4 -q -o " + dir / "c.png");
+    EXPECT(a.status == 0 && b.status == 0 && c.status == 0, a.err, b.err, c.err);
+    EXPECT(test::read_bytes(dir / "a.png") == test::read_bytes(dir / "b.png"), "the same seed gave different textures");
+    EXPECT(test::read_bytes(dir / "a.png") != test::read_bytes(dir / "c.png"), "different seeds gave the same texture");
+    PngImage t = read_png(dir / "a.png");
+    float lo = 1, hi = 0;
+    for (size_t i = 0; i < t.image.pixels(); ++i) lo = std::min(lo, t.image.rgba[4 * i]), hi = std::max(hi, t.image.rgba[4 * i]);
+    EXPECT(t.image.width == 40 && t.image.height == 24 && lo == 0.0f && hi == 1.0f, "synth ", t.image.width, "x",
+           t.image.height, " spans [", lo, ", ", hi, "]");
+    test::Result bad = test::run(tool() + " --synth 40x24:blue=2 -o " + dir / "d.png");
+    EXPECT(bad.status == 2 && bad.err.find("unknown item 'blue=2'") != std::string::npos, bad.err);
+}
+
+TEST(colour_metadata_is_kept) {
+    TempDir dir;
+    RawPng p = fixture::random_png(8, 8, 2, 8, false, false, 3);
+    fixture::Bytes bytes = fixture::encode(p);
+    // Insert gAMA (1/2.2 as 45455) after IHDR.
+    fixture::Bytes gama;
+    fixture::put32(gama, 45455);
+    fixture::Bytes with_gamma(bytes.begin(), bytes.begin() + 33);
+    fixture::chunk(with_gamma, "gAMA", gama);
+    with_gamma.insert(with_gamma.end(), bytes.begin() + 33, bytes.end());
+    fixture::write_file(dir / "g.png", with_gamma);
+    test::Result r = test::run(tool() + " -q -k identity --linear " + dir / "g.png" + " -o " + dir / "o.png");
+    EXPECT(r.status == 0, r.err);
+    PngImage in = read_png(dir / "g.png"), out = read_png(dir / "o.png");
+    EXPECT(std::abs(out.format.gamma - 0.45455) < 1e-5, "gAMA not kept: ", out.format.gamma);
+    size_t differ = 0;
+    for (size_t i = 0; i < in.image.rgba.size(); ++i) differ += quantise(in.image.rgba[i], 8) != quantise(out.image.rgba[i], 8);
+    EXPECT(differ == 0, "--linear identity changed ", differ, " samples");
+}
