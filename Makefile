@@ -38,6 +38,8 @@ DEMO_FILTERS := gaussian:4 disk:6 motion:25,30 sharpen:1.5 lowpass:0.1 highpass:
                 images/kernels/hexagon.png images/kernels/star-streak.png images/kernels/chromatic.png
 
 .PHONY: all deps test demo images clean
+# Keep the objects of tools and tests: they are not intermediate files to delete.
+.SECONDARY:
 all: deps $(TOOLS) $(TESTS)
 
 deps:
