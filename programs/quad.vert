@@ -1,9 +1,8 @@
-// quad.vert: the trivial vertex program of every pass. Corners arrive in texels of the M x N
-// target (integers); a quad with integer corners covers exactly the texels whose centres lie
-// inside it.
+// quad.vert: the trivial vertex program of every pass. Corners arrive in texels of the target
+// (integers); a quad with integer corners covers exactly the texels whose centres lie inside it.
 attribute vec2 a_position;
-uniform vec2 u_size;   // (M, N), the target's size
+uniform vec2 u_target_size;   // the render target's width and height
 
 void main() {
-    gl_Position = vec4(2.0 * a_position / u_size - 1.0, 0.0, 1.0);
+    gl_Position = vec4(2.0 * a_position / u_target_size - 1.0, 0.0, 1.0);
 }

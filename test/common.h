@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -32,12 +33,25 @@ inline gpufft::ProgramCache& programs() {
     return cache;
 }
 
-/// The transform of size s (cached for the binary's lifetime).
-inline gpufft::Fft2D* fft(Size s) {
-    static std::map<std::pair<int, int>, std::unique_ptr<gpufft::Fft2D>> cache;
-    auto& slot = cache[{s.m, s.n}];
-    if (!slot) slot = gpufft::make_fft(programs(), s.m, s.n);
+/// The transform of size s with these options (cached for the binary's lifetime).
+inline gpufft::Fft2D* fft(Size s, const gpufft::FftOptions& o = {}) {
+    using Key = std::tuple<int, int, int, int, bool, int>;
+    static std::map<Key, std::unique_ptr<gpufft::Fft2D>> cache;
+    auto& slot = cache[Key{s.m, s.n, o.radix, static_cast<int>(o.storage), o.computed_twiddles, static_cast<int>(o.backend)}];
+    if (!slot) slot = gpufft::make_fft(programs(), s.m, s.n, o);
     return slot.get();
+}
+
+/// The implementations every numerical test runs on: the paper's radix-2 chain and the fast chain
+/// (which falls back to radix 2 below 4x4).
+struct Chain {
+    const char* name;
+    gpufft::FftOptions options;
+};
+inline std::vector<Chain> chains() {
+    gpufft::FftOptions radix2, fast;
+    radix2.radix = 2;
+    return {{"radix-2", radix2}, {"fast", fast}};
 }
 
 /// The quick sizes given, plus 2048^2, 4096^2 and 4096 x 1024 in the heavier tier.

@@ -2,7 +2,7 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests compare bench passes all (default: all)
+#   test/device.sh [steps...]     steps: info tests compare variants bench passes probe all (default: all)
 set -uo pipefail
 out=${OUT:-out/device}
 mkdir -p "$out"
@@ -27,9 +27,17 @@ fi
 if has compare; then
     run fftcompare bin/fftcompare --sizes 128,256,512,1024,2048,4096,1024x256,256x1024,2048x512 --plot "$out/fftcompare.png"
 fi
+if has variants; then
+    run twiddles_computed bin/fftcompare --sizes 256,1024,4096 --twiddles computed --max-ratio 0
+    run half bin/fftcompare --sizes 256,1024,4096 --half --max-error 1 --max-ratio 0
+fi
 if has bench; then
     TAIL=12 run teapot_bench bin/teapot --bench
 fi
 if has passes; then
-    run pass_costs bin/fftcompare --pass-costs --sizes 256,512,1024,2048,4096
+    run pass_costs bin/fftcompare --pass-costs --sizes 1024,4096
+    run pass_costs_radix2 bin/fftcompare --pass-costs --radix 2 --sizes 1024
+fi
+if has probe; then
+    run probe bin/passprobe 1024
 fi

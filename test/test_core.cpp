@@ -3,6 +3,7 @@
 #include "common.h"
 
 #include "fft/filter.h"
+#include "fft/fragment_fft.h"
 #include "fft/layout.h"
 #include "fft/plan.h"
 #include "fft/reference.h"
@@ -39,15 +40,16 @@ void expect_close(const char* what, Size s, int c, const ErrorStats& e, double r
 }  // namespace
 
 TEST(forward_matches_fftw_r2c) {
+    for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(kSizes)) {
-        auto fft = test::fft(s);
+        auto fft = test::fft(s, chain.options);
         std::vector<float> image = test::random_image(s, 11 + s.m * 3 + s.n);
         std::vector<float> spectrum = fft->forward(image);
         for (int c = 0; c < 4; ++c) {
             auto ref = reference_spectrum(channel_of(image, c), s.m, s.n);
             auto got = unpack_half(spectrum.data(), s.m, s.n, c);
             ErrorStats e = compare(ref, got);
-            expect_close("forward", s, c, e, kRelRms, kSpectrumMaxRel * e.ref_max);
+            expect_close(chain.name, s, c, e, kRelRms, kSpectrumMaxRel * e.ref_max);
             if (e.rel_rms > kRelRms) {
                 size_t h = static_cast<size_t>(s.m / 2 + 1);
                 EXPECT(false, "first mismatch at u=", e.worst % h, " v=", e.worst / h, ": expected ", ref[e.worst],
@@ -58,21 +60,23 @@ TEST(forward_matches_fftw_r2c) {
 }
 
 TEST(inverse_of_forward_is_identity) {
+    for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(kSizes)) {
-        auto fft = test::fft(s);
+        auto fft = test::fft(s, chain.options);
         std::vector<float> image = test::random_image(s, 5 + s.m + 7 * s.n);
         std::vector<float> back = fft->inverse(fft->forward(image));
         for (int c = 0; c < 4; ++c) {
             ErrorStats e = compare(channel_of(image, c), channel_of(back, c));
-            expect_close("inverse(forward)", s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
+            expect_close(chain.name, s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
         }
     }
 }
 
 TEST(inverse_matches_fftw_c2r) {
     // A spectrum made on the CPU (random, then packed), so the inverse is checked on its own.
+    for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(kSizes)) {
-        auto fft = test::fft(s);
+        auto fft = test::fft(s, chain.options);
         std::vector<float> image = test::random_image(s, 99 + s.m);
         std::vector<float> packed(image.size());
         for (int c = 0; c < 4; ++c) {
@@ -82,21 +86,22 @@ TEST(inverse_matches_fftw_c2r) {
         std::vector<float> back = fft->inverse(packed);
         for (int c = 0; c < 4; ++c) {
             ErrorStats e = compare(channel_of(image, c), channel_of(back, c));
-            expect_close("inverse", s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
+            expect_close(chain.name, s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
         }
     }
 }
 
 TEST(filter_matches_fftw_circular_convolution) {
+    for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(kSizes)) {
-        auto fft = test::fft(s);
+        auto fft = test::fft(s, chain.options);
         std::vector<float> image = test::random_image(s, 1 + s.m), kernel = test::random_image(s, 2 + s.n);
         Filter filter(*fft, kernel);
         std::vector<float> out = filter.apply(image);
         for (int c = 0; c < 4; ++c) {
             auto ref = reference_circular_convolution(channel_of(image, c), channel_of(kernel, c), s.m, s.n);
             ErrorStats e = compare(ref, channel_of(out, c));
-            expect_close("filter", s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
+            expect_close(chain.name, s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
         }
     }
 }
@@ -104,8 +109,9 @@ TEST(filter_matches_fftw_circular_convolution) {
 TEST(unit_impulse_returns_image_and_shifts) {
     const Size sizes[] = {{2, 2}, {8, 4}, {4, 8}, {64, 32}, {256, 256}};
     const int shifts[][2] = {{0, 0}, {1, 0}, {0, 1}, {3, 5}, {-1, -2}};
+    for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(sizes)) {
-        auto fft = test::fft(s);
+        auto fft = test::fft(s, chain.options);
         std::vector<float> image = test::random_image(s, 7);
         for (auto& d : shifts) {
             int dx = ((d[0] % s.m) + s.m) % s.m, dy = ((d[1] % s.n) + s.n) % s.n;
@@ -123,7 +129,7 @@ TEST(unit_impulse_returns_image_and_shifts) {
                                               image[4 * (static_cast<size_t>(sy) * s.m + sx) + c]);
                         if (err > worst) worst = err, wx = x, wy = y;
                     }
-            EXPECT(worst <= kImpulseMaxAbs, s.m, "x", s.n, " impulse at (", dx, ",", dy, "): max abs error ", worst,
+            EXPECT(worst <= kImpulseMaxAbs, chain.name, " ", s.m, "x", s.n, " impulse at (", dx, ",", dy, "): max abs error ", worst,
                    " at (", wx, ",", wy, ")");
         }
     }
@@ -133,7 +139,8 @@ TEST(two_tones_land_on_their_frequencies) {
     // f(x, y) = cos(2 pi (a x / M + b y / N)) has F = 1/2 at (a, b) and (M-a, N-b), 0 elsewhere.
     const Size s{64, 32};
     const int a = 5, b = 3;
-    auto fft = test::fft(s);
+    for (const test::Chain& chain : test::chains()) {
+    auto fft = test::fft(s, chain.options);
     std::vector<float> image(static_cast<size_t>(s.m) * s.n * 4);
     for (int y = 0; y < s.n; ++y)
         for (int x = 0; x < s.m; ++x)
@@ -149,7 +156,8 @@ TEST(two_tones_land_on_their_frequencies) {
                 std::complex<double> expected = peak ? 0.5 * (c + 1) : 0.0;
                 worst = std::max(worst, std::abs(packed_value(spectrum.data(), s.m, s.n, u, v, c) - expected));
             }
-        EXPECT(worst < 1e-6 * (c + 1), "channel ", c, ": largest deviation from the two peaks ", worst);
+        EXPECT(worst < 1e-6 * (c + 1), chain.name, " channel ", c, ": largest deviation from the two peaks ", worst);
+    }
     }
 }
 
@@ -182,20 +190,102 @@ TEST(pack_unpack_round_trip) {
     }
 }
 
+/// Every pass of `plan` writes every texel of its target exactly once.
+void check_coverage(const Plan& plan, const char* what) {
+    const int m = plan.width, n = plan.height;
+    for (const Pass& pass : plan.passes) {
+        int w = pass.target == Surface::RowPlanes ? m / 4 : pass.target == Surface::ColumnPlanes ? n / 4 : m;
+        int h = pass.target == Surface::RowPlanes ? n / 2 : pass.target == Surface::ColumnPlanes ? m / 2 : n;
+        std::vector<int> hits(static_cast<size_t>(w) * h, 0);
+        size_t outside = 0;
+        for (const Draw& d : pass.draws)
+            for (int y = d.region.y0; y < d.region.y1; ++y)
+                for (int x = d.region.x0; x < d.region.x1; ++x) {
+                    if (x >= w || y >= h) ++outside;
+                    else ++hits[static_cast<size_t>(y) * w + x];
+                }
+        size_t bad = outside;
+        for (int c : hits) bad += c != 1;
+        EXPECT(bad == 0, what, " ", m, "x", n, " ", pass.label, ": ", bad, " texels not written exactly once");
+    }
+}
+
 TEST(plans_write_every_texel_once_per_pass) {
     for (Size s : {Size{2, 2}, Size{2, 16}, Size{16, 2}, Size{8, 32}, Size{64, 64}}) {
         Plan plan = filter_plan(s.m, s.n);
-        for (const Pass& pass : plan.passes) {
-            std::vector<int> hits(static_cast<size_t>(s.m) * s.n, 0);
-            for (const Draw& d : pass.draws)
-                for (int y = d.region.y0; y < d.region.y1; ++y)
-                    for (int x = d.region.x0; x < d.region.x1; ++x) ++hits[static_cast<size_t>(y) * s.m + x];
-            size_t bad = 0;
-            for (int h : hits) bad += h != 1;
-            EXPECT(bad == 0, s.m, "x", s.n, " ", pass.label, ": ", bad, " texels not written exactly once");
-        }
+        check_coverage(plan, "radix-2 filter");
         size_t expected = 2 * (log2_exact(s.m) + log2_exact(s.n)) + 5;
         EXPECT(plan.passes.size() == expected, s.m, "x", s.n, ": ", plan.passes.size(), " passes, expected ", expected);
+    }
+    for (Size s : {Size{4, 4}, Size{8, 4}, Size{4, 32}, Size{32, 8}, Size{64, 64}, Size{128, 1024}}) {
+        check_coverage(fast_forward_plan(s.m, s.n), "fast forward");
+        check_coverage(fast_inverse_plan(s.m, s.n), "fast inverse");
+        check_coverage(fast_filter_plan(s.m, s.n), "fast filter");
+    }
+    // The pass counts the fast chain exists for: radix 16 (4 or 8 last), folding untangle, multiply
+    // and tangle into neighbouring passes.
+    const struct {
+        int size;
+        size_t passes;
+    } fast[] = {{1024, 11}, {4096, 13}, {2048, 12}, {512, 11}, {256, 9}};
+    for (auto f : fast) {
+        size_t got = fast_filter_plan(f.size, f.size).passes.size();
+        EXPECT(got == f.passes, "fast filter of ", f.size, "^2: ", got, " passes, expected ", f.passes);
+    }
+    EXPECT((radices(1024) == std::vector<int>{16, 16, 4}) && (radices(32) == std::vector<int>{8, 4}) &&
+               (radices(4) == std::vector<int>{4}) && (radices(4096) == std::vector<int>{16, 16, 16}),
+           "radix factorisation");
+}
+
+TEST(the_fast_chain_runs_where_it_can) {
+    test::context();
+    for (Size s : {Size{4, 4}, Size{64, 16}, Size{1024, 1024}}) {
+        auto* fft = dynamic_cast<FragmentFft*>(test::fft(s));
+        EXPECT(fft && fft->fast(), s.m, "x", s.n, " did not get the fast chain");
+    }
+    auto* small = dynamic_cast<FragmentFft*>(test::fft({2, 8}));
+    EXPECT(small && !small->fast(), "2x8 should fall back to the radix-2 chain");
+    FftOptions paper;
+    paper.radix = 2;
+    auto* radix2 = dynamic_cast<FragmentFft*>(test::fft({64, 64}, paper));
+    EXPECT(radix2 && !radix2->fast() && radix2->filter_plan()->passes.size() == 29, "--radix 2 is not the paper's chain");
+}
+
+TEST(half_storage_within_its_own_tolerance) {
+    // RGBA16F intermediates have 11-bit significands: every pass rounds to 2^-11 = 4.9e-4 relative,
+    // and the 8 to 45 passes of a filter add up to about 1e-3 to 2e-2 (measured 1.5e-3 and 4.3e-3
+    // for the fast chain at 256^2, 5.3e-3 and 1.6e-2 for the radix-2 chain).
+    const double spectrum_bound = 1e-2, filter_bound = 3e-2;
+    for (const test::Chain& chain : test::chains()) {
+        FftOptions o = chain.options;
+        o.storage = Storage::Float16;
+        Size s{256, 128};
+        auto fft = test::fft(s, o);
+        std::vector<float> image = test::random_image(s, 21), kernel = test::random_image(s, 22);
+        std::vector<float> spectrum = fft->forward(image), out = Filter(*fft, kernel).apply(image);
+        for (int c = 0; c < 4; ++c) {
+            ErrorStats e = compare(reference_spectrum(channel_of(image, c), s.m, s.n), unpack_half(spectrum.data(), s.m, s.n, c));
+            EXPECT(e.rel_rms <= spectrum_bound && e.rel_rms > 1e-5, chain.name, " half spectrum rel RMS ", e.rel_rms);
+            auto ref = reference_circular_convolution(channel_of(image, c), channel_of(kernel, c), s.m, s.n);
+            ErrorStats f = compare(ref, channel_of(out, c));
+            EXPECT(f.rel_rms <= filter_bound, chain.name, " half filter rel RMS ", f.rel_rms);
+        }
+    }
+}
+
+TEST(computed_twiddles_are_measured_not_default) {
+    // Twiddles from the GPU's sin and cos: each W carries the rounding of its angle (about 2pi 2^-24)
+    // and of sin/cos, several times the table's half ulp, so the error stays near 1e-6 rather than
+    // fftwf's 1.5e-7 (README: the table stays the default).
+    FftOptions o;
+    o.computed_twiddles = true;
+    Size s{256, 256};
+    auto fft = test::fft(s, o);
+    std::vector<float> image = test::random_image(s, 31);
+    std::vector<float> spectrum = fft->forward(image);
+    for (int c = 0; c < 4; ++c) {
+        ErrorStats e = compare(reference_spectrum(channel_of(image, c), s.m, s.n), unpack_half(spectrum.data(), s.m, s.n, c));
+        EXPECT(e.rel_rms <= 2e-6, "computed twiddles: rel RMS ", e.rel_rms);
     }
 }
 

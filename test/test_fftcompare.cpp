@@ -3,6 +3,7 @@
 #include "check.h"
 #include "tool.h"
 
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -34,7 +35,7 @@ TEST(csv_parses_and_holds_the_bounds) {
     test::Result r = test::run(fftcompare() + kSmall + " --csv");
     EXPECT(r.status == 0, r.err);
     std::vector<std::string> lines = split(r.out, '\n');
-    EXPECT(lines.size() == 6, lines.size(), " lines: ", r.out);
+    EXPECT(lines.size() == 11, lines.size(), " lines (a header and 5 sizes x 2 implementations): ", r.out);
     if (lines.size() < 2) return;
     std::vector<std::string> header = split(lines[0], ',');
     auto col = [&](const char* name) {
@@ -43,17 +44,20 @@ TEST(csv_parses_and_holds_the_bounds) {
         check::fail(std::string("no column ") + name);
         return size_t{0};
     };
+    std::set<std::string> implementations;
     for (size_t i = 1; i < lines.size(); ++i) {
         std::vector<std::string> cells = split(lines[i], ',');
         EXPECT(cells.size() == header.size(), "row ", i, ": ", lines[i]);
         if (cells.size() != header.size()) continue;
         double gpu = std::stod(cells[col("gpu_filter_rel_rms")]), cpu = std::stod(cells[col("fftwf_filter_rel_rms")]);
-        EXPECT(gpu > 0 && gpu <= 1e-6 && gpu <= 3 * cpu, cells[0], ": GPU filter error ", gpu, " vs fftwf ", cpu);
-        EXPECT(std::stod(cells[col("gpu_ms")]) > 0 && std::stod(cells[col("fftwf_1t_ms")]) > 0, cells[0], ": no timings");
+        EXPECT(gpu > 0 && gpu <= 1e-6 && gpu <= 3 * cpu, cells[0], " ", cells[1], ": GPU filter error ", gpu, " vs fftwf ", cpu);
+        EXPECT(std::stod(cells[col("gpu_ms")]) > 0 && std::stod(cells[col("fftwf_1t_ms")]) > 0, cells[0], " ", cells[1], ": no timings");
+        implementations.insert(cells[col("implementation")]);
     }
+    EXPECT(implementations == std::set<std::string>({"fragment radix-2", "fragment radix-16"}), "implementations side by side");
 }
 
-TEST(json_parses) {
+TEST(json_parses) {  // (the CSV test above also checks both implementations ran)
     test::Result r = test::run(fftcompare() + kSmall + " --json --no-speed");
     EXPECT(r.status == 0, r.err);
     // A structural check without a JSON library: balanced brackets outside strings, five rows.
@@ -66,7 +70,7 @@ TEST(json_parses) {
         if (c == '}' || c == ']') balanced &= --depth >= 0;
     }
     for (size_t p = 0; (p = r.out.find("\"size\":", p)) != std::string::npos; ++p) ++rows;
-    EXPECT(balanced && depth == 0 && !in_string && rows == 5, "rows ", rows, ": ", r.out);
+    EXPECT(balanced && depth == 0 && !in_string && rows == 10, "rows ", rows, ": ", r.out);
     EXPECT(r.out.find("\"gpu_rel_rms\"") != std::string::npos && r.out.find("\"fftw\": \"fftw-3") != std::string::npos, r.out);
 }
 
@@ -81,9 +85,10 @@ TEST(plot_is_written) {
 TEST(a_corrupted_spectrum_fails) {
     test::Result r = test::run(fftcompare() + " --sizes 64,128x32 --no-speed -q --test-corrupt-spectrum");
     EXPECT(r.status == 1, "exit ", r.status, " with a corrupted spectrum: ", r.err);
-    EXPECT(r.err.find("64x64: forward spectrum relative RMS error") != std::string::npos &&
-               r.err.find("64x64: filtered image relative RMS error") != std::string::npos,
-           r.err);
+    for (const char* impl : {"fragment radix-2", "fragment radix-16"})
+        EXPECT(r.err.find(std::string(impl) + " 64x64: forward spectrum relative RMS error") != std::string::npos &&
+                   r.err.find(std::string(impl) + " 64x64: filtered image relative RMS error") != std::string::npos,
+               impl, ": ", r.err);
 }
 
 TEST(bad_options) {

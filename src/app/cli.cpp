@@ -41,6 +41,36 @@ Backend parse_backend(const std::string& name) {
 
 const char* backend_name(Backend b) { return b == Backend::Compute ? "compute" : "fragment"; }
 
+bool parse_fft_option(const std::string& option, const char* value, FftOptions& fft) {
+    if (option == "backend") {
+        fft.backend = parse_backend(value);
+    } else if (option == "radix") {
+        std::string v = value;
+        if (v == "2") fft.radix = 2;
+        else if (v == "auto" || v == "16") fft.radix = 0;
+        else throw UsageError("--radix " + v + ": 2 (the paper's chain) or auto");
+    } else if (option == "twiddles") {
+        std::string v = value;
+        if (v != "table" && v != "computed") throw UsageError("--twiddles " + v + ": table or computed");
+        fft.computed_twiddles = v == "computed";
+    } else if (option == "half") {
+        fft.storage = Storage::Float16;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+const char* fft_options_help() {
+    return "  --backend NAME        fragment (default: fragment programs) or compute\n"
+           "  --radix 2|auto        2: the paper's radix-2 chain; auto (default): radix 16 over eight\n"
+           "                        render targets where the GPU allows\n"
+           "  --twiddles KIND       table (default: computed in double on the CPU) or computed (in the shader)\n"
+           "  --half                RGBA16F intermediate targets (faster, ~1e-3 accurate; never the default)\n";
+}
+
+std::string describe_fft(const Fft2D& fft) { return fft.name(); }
+
 int report(const char* tool, const std::string& message, int status) {
     std::string line = message;
     for (char& c : line)

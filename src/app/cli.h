@@ -26,6 +26,14 @@ void parse_size(const std::string& text, const std::string& what, int& width, in
 Backend parse_backend(const std::string& name);
 const char* backend_name(Backend b);
 
+/// The FFT options every tool takes: --backend NAME, --radix 2|auto, --twiddles table|computed,
+/// --half. Returns false if `option` is none of them.
+bool parse_fft_option(const std::string& option, const char* value, FftOptions& fft);
+/// Their lines for --help.
+const char* fft_options_help();
+/// "fragment, radix 16" or "fragment, radix 2" or "compute": what runs.
+std::string describe_fft(const Fft2D& fft);
+
 /// Exit statuses shared by the tools.
 enum ExitStatus { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNoGl = 3 };
 

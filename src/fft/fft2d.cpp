@@ -40,7 +40,7 @@ std::vector<float> Fft2D::inverse(const std::vector<float>& spectrum) {
 std::unique_ptr<Fft2D> make_fft(ProgramCache& programs, int width, int height, const FftOptions& options) {
     check_fft_size(width, height);
     switch (options.backend) {
-        case Backend::Fragment: return std::make_unique<FragmentFft>(programs, width, height, options.storage);
+        case Backend::Fragment: return std::make_unique<FragmentFft>(programs, width, height, options);
         case Backend::Compute: break;
     }
     throw std::invalid_argument("the compute backend is not built yet");

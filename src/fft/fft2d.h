@@ -17,7 +17,11 @@ enum class Backend { Fragment, Compute };
 
 struct FftOptions {
     Backend backend = Backend::Fragment;
-    Storage storage = Storage::Float32;
+    Storage storage = Storage::Float32;  ///< of the intermediate render targets; Float16 is an option, never the default
+    /// Fragment backend: 2 runs the paper's radix-2 chain (Table 1 and 3 as published); 0 (auto)
+    /// the fast chain (radix 16 over eight render targets) wherever the GPU and the size allow it.
+    int radix = 0;
+    bool computed_twiddles = false;  ///< fast chain: W computed in the shader instead of read from the table
 };
 
 /// GPU time of one run per program (timer queries, milliseconds), filled when asked for.

@@ -9,33 +9,77 @@ namespace gpufft {
 
 namespace {
 
-ProgramSpec spec_of(const Variant& v) {
-    return ProgramSpec{"quad.vert", std::string(program_name(v.program)) + ".frag", v.defines, true};
+ProgramSpec spec_of(const Variant& v) { return ProgramSpec{"quad.vert", v.file_name(), v.defines, true}; }
+
+void bind_texture(int unit, GLenum target, GLuint id) {
+    glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));
+    glBindTexture(target, id);
 }
 
-void bind_texture(int unit, GLuint id) {
-    glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));
-    glBindTexture(GL_TEXTURE_RECTANGLE, id);
+/// The fast chain's twiddles for an axis of length L: texel (a, j) holds W_L^((2j+1) a) in .xy and
+/// W_L^((2j+2) a) in .zw, a < L/4, j < 8: every twiddle a radix-16 stage needs in eight fetches.
+Texture radix_twiddle_table(int length) {
+    const int width = std::max(1, length / 4), rows = 8;
+    std::vector<float> table(static_cast<size_t>(width) * rows * 4);
+    for (int j = 0; j < rows; ++j)
+        for (int a = 0; a < width; ++a) {
+            std::complex<double> w1 = unit_root(static_cast<long long>(2 * j + 1) * a, length);
+            std::complex<double> w2 = unit_root(static_cast<long long>(2 * j + 2) * a, length);
+            float* t = &table[(static_cast<size_t>(j) * width + a) * 4];
+            t[0] = static_cast<float>(w1.real());
+            t[1] = static_cast<float>(w1.imag());
+            t[2] = static_cast<float>(w2.real());
+            t[3] = static_cast<float>(w2.imag());
+        }
+    Texture t(width, rows, Storage::Float32);
+    t.upload(table.data());
+    return t;
 }
 
 }  // namespace
 
-FragmentFft::FragmentFft(ProgramCache& programs, int width, int height, Storage storage)
-    : Fft2D(width, height, storage),
-      programs_(programs),
-      forward_(gpufft::forward_plan(width, height)),
-      inverse_(gpufft::inverse_plan(width, height)),
-      filter_(gpufft::filter_plan(width, height)) {
+bool FragmentFft::fast_supported(int width, int height) {
+    GLint buffers = 0;
+    glGetIntegerv(GL_MAX_DRAW_BUFFERS, &buffers);
+    return width >= 4 && height >= 4 && buffers >= 8 && (GLEW_VERSION_3_0 || GLEW_EXT_texture_array);
+}
+
+FragmentFft::FragmentFft(ProgramCache& programs, int width, int height, const FftOptions& options)
+    : Fft2D(width, height, options.storage), programs_(programs), options_(options) {
+    check_fft_size(width, height);
     check_texture_size(width, height);
-    ping_pong_[0] = RenderTarget(width, height, storage);
-    ping_pong_[1] = RenderTarget(width, height, storage);
-    int table = std::max(width, height);
-    twiddles_ = Texture::table(table, twiddle_table(table).data());
-    add_regions(filter_);  // the filter holds every region of the forward and inverse plans too
-    // Compile every variant now, so the first frame is not slower than the rest and a driver that
-    // rejects a program fails here with its log.
-    for (const Pass& pass : filter_.passes)
-        for (const Draw& d : pass.draws) programs_.get(spec_of(d.variant));
+    if (options.radix != 0 && options.radix != 2) throw std::invalid_argument("radix must be 2 (the paper's chain) or 0 (auto)");
+    fast_ = options.radix == 0 && fast_supported(width, height);
+    if (fast_) {
+        forward_ = fast_forward_plan(width, height, options.computed_twiddles);
+        inverse_ = fast_inverse_plan(width, height, options.computed_twiddles);
+        filter_ = fast_filter_plan(width, height, options.computed_twiddles);
+        for (int i = 0; i < 2; ++i) {
+            row_planes_[i] = PlaneTarget(width / 4, height / 2, 8, options.storage);
+            column_planes_[i] = PlaneTarget(height / 4, width / 2, 8, options.storage);
+        }
+        for (int length : {width, height})
+            if (!radix_twiddles_.count(length)) radix_twiddles_.emplace(length, radix_twiddle_table(length));
+    } else {
+        forward_ = gpufft::forward_plan(width, height);
+        inverse_ = gpufft::inverse_plan(width, height);
+        filter_ = gpufft::filter_plan(width, height);
+        int table = std::max(width, height);
+        twiddles_ = Texture::table(table, twiddle_table(table).data());
+    }
+    ping_pong_[0] = RenderTarget(width, height, options.storage);
+    ping_pong_[1] = RenderTarget(width, height, options.storage);
+    // Every region and program now: a driver that rejects a program fails here with its log, and
+    // the first frame is not slower than the rest.
+    for (const Plan* plan : {&forward_, &inverse_, &filter_}) {
+        std::vector<Region> regions;
+        for (const Pass& pass : plan->passes)
+            for (const Draw& d : pass.draws) {
+                regions.push_back(d.region);
+                programs_.get(spec_of(d.variant));
+            }
+        quads_.add(regions);
+    }
     check_gl("setting up the fragment FFT");
 }
 
@@ -43,33 +87,34 @@ FragmentFft::~FragmentFft() {
     if (!timestamps_.empty()) glDeleteQueries(static_cast<GLsizei>(timestamps_.size()), timestamps_.data());
 }
 
-void FragmentFft::add_regions(const Plan& plan) {
-    std::vector<Region> regions;
-    for (const Pass& pass : plan.passes)
-        for (const Draw& d : pass.draws) regions.push_back(d.region);
-    quads_.add(regions);
+std::string FragmentFft::name() const { return fast_ ? "fragment radix-16" : "fragment radix-2"; }
+
+const Texture& FragmentFft::twiddles(const Pass& pass) {
+    if (pass.radix) return radix_twiddles_.at(static_cast<int>(pass.axis_length));
+    return twiddles_;
 }
 
-void FragmentFft::set_state() {
-    prepare_pass_state();
-    quads_.bind();
-}
-
-void FragmentFft::run(const Plan& plan, const Texture& src, RenderTarget& dst, const Texture* kernel,
-                      Profile* profile) {
+void FragmentFft::run(const Plan& plan, const Texture& src, RenderTarget& dst, const Texture* kernel, Profile* profile) {
     if (plan.width != width_ || plan.height != height_ || dst.width() != width_ || dst.height() != height_ ||
         src.width() != width_ || src.height() != height_)
         throw std::invalid_argument("plan, source and destination sizes differ");
-    add_regions(plan);
-    set_state();
+    std::vector<Region> regions;
+    for (const Pass& p : plan.passes) {
+        for (const Draw& d : p.draws) regions.push_back(d.region);
+        bool planes = p.source == Surface::RowPlanes || p.source == Surface::ColumnPlanes || p.target == Surface::RowPlanes ||
+                      p.target == Surface::ColumnPlanes;
+        if (planes && !fast_) throw std::invalid_argument("this transform has no planes for the fast chain");
+        if (p.reads_kernel && !kernel) throw std::invalid_argument("the filter plan needs a kernel spectrum");
+    }
+    quads_.add(regions);  // plans made elsewhere (a copy pass, a probe) bring their own regions
 
-    const size_t count = plan.passes.size();
-    // dst is ping_pong_[last] when it is one of the pair; intermediates alternate back from there.
-    int last = &dst == &ping_pong_[1] ? 1 : 0;
-    auto target_of = [&](size_t k) -> RenderTarget& {
-        if (k + 1 == count) return dst;
-        return ping_pong_[(last + (count - 1 - k)) % 2];
-    };
+    // Writes to the pair alternate; the last one must not be dst when dst is one of the pair.
+    int pair_writes = 0;
+    for (const Pass& p : plan.passes) pair_writes += p.target == Surface::Pair;
+    int dst_in_pair = &dst == &ping_pong_[0] ? 0 : &dst == &ping_pong_[1] ? 1 : -1;
+    int next_pair = dst_in_pair < 0 ? 0 : (dst_in_pair + pair_writes) % 2;
+    int latest_pair = -1, latest_rows = -1, latest_columns = -1;
+
     size_t draws = 0;
     for (const Pass& pass : plan.passes) draws += pass.draws.size();
     if (profile) {
@@ -81,34 +126,73 @@ void FragmentFft::run(const Plan& plan, const Texture& src, RenderTarget& dst, c
         glQueryCounter(timestamps_[0], GL_TIMESTAMP);
     }
 
-    bind_texture(2, twiddles_.id());
-    bind_texture(1, kernel ? kernel->id() : 0);
-    const float table = static_cast<float>(twiddles_.width());
-    const Texture* source = &src;
+    prepare_pass_state();
+    quads_.bind();
+    bind_texture(1, GL_TEXTURE_RECTANGLE, kernel ? kernel->id() : 0);
     size_t query = 1;
-    for (size_t k = 0; k < count; ++k) {
-        const Pass& pass = plan.passes[k];
-        if (pass.reads_kernel && !kernel) throw std::invalid_argument("the filter plan needs a kernel spectrum");
-        RenderTarget& target = target_of(k);
-        if (target.texture().id() == source->id()) throw std::logic_error("a pass would overwrite its own source");
-        target.bind_for_drawing();
-        bind_texture(0, source->id());
+    for (const Pass& pass : plan.passes) {
+        // The source: a rectangle texture at unit 0, or planes at unit 3.
+        GLuint source = 0;
+        switch (pass.source) {
+            case Surface::Input: source = src.id(); break;
+            case Surface::Output: source = dst.texture().id(); break;
+            case Surface::Pair: source = ping_pong_[latest_pair < 0 ? 0 : latest_pair].texture().id(); break;
+            case Surface::RowPlanes: source = row_planes_[latest_rows < 0 ? 0 : latest_rows].texture(); break;
+            case Surface::ColumnPlanes: source = column_planes_[latest_columns < 0 ? 0 : latest_columns].texture(); break;
+        }
+        bool planes = pass.source == Surface::RowPlanes || pass.source == Surface::ColumnPlanes;
+        bind_texture(planes ? 3 : 0, planes ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_RECTANGLE, source);
+        bind_texture(planes ? 0 : 3, planes ? GL_TEXTURE_RECTANGLE : GL_TEXTURE_2D_ARRAY, 0);
+        bind_texture(2, GL_TEXTURE_RECTANGLE, pass.axis_length > 0 ? twiddles(pass).id() : 0);
+
+        // The target.
+        GLuint written = 0;
+        int target_width = width_, target_height = height_;
+        switch (pass.target) {
+            case Surface::Input: throw std::logic_error("a pass cannot write its input");
+            case Surface::Output:
+                dst.bind_for_drawing();
+                written = dst.texture().id();
+                break;
+            case Surface::Pair:
+                ping_pong_[next_pair].bind_for_drawing();
+                written = ping_pong_[next_pair].texture().id();
+                latest_pair = next_pair;
+                next_pair = 1 - next_pair;
+                break;
+            case Surface::RowPlanes:
+            case Surface::ColumnPlanes: {
+                bool rows = pass.target == Surface::RowPlanes;
+                int& latest = rows ? latest_rows : latest_columns;
+                PlaneTarget& t = (rows ? row_planes_ : column_planes_)[latest < 0 ? 0 : 1 - latest];
+                t.bind_for_drawing();
+                written = t.texture();
+                target_width = t.width();
+                target_height = t.height();
+                latest = latest < 0 ? 0 : 1 - latest;
+                break;
+            }
+        }
+        if (written == source) throw std::logic_error("a pass would overwrite its own source");
+
+        const float table = pass.radix ? 0.0f : static_cast<float>(twiddles_.width());
         for (const Draw& d : pass.draws) {
             const GlProgram& program = programs_.get(spec_of(d.variant));
             program.use();
             program.set(Uniform::Size, static_cast<float>(width_), static_cast<float>(height_));
+            program.set(Uniform::TargetSize, static_cast<float>(target_width), static_cast<float>(target_height));
             program.set(Uniform::Stride, pass.stride);
-            if (pass.axis_length > 0) program.set(Uniform::TwiddleStep, table / pass.axis_length);
+            if (pass.axis_length > 0 && !pass.radix) program.set(Uniform::TwiddleStep, table / pass.axis_length);
             program.set(Uniform::Scale, pass.scale);
             program.set(Uniform::Gain, pass.scale);
             quads_.draw(d.region);
             if (profile) glQueryCounter(timestamps_[query++], GL_TIMESTAMP);
         }
-        source = &target.texture();
     }
     glUseProgram(0);
     quads_.unbind();
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    for (int unit : {3, 2, 1, 0}) bind_texture(unit, unit == 3 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_RECTANGLE, 0);
     check_gl("running the fragment chain");
 
     if (profile) {

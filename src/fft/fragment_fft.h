@@ -1,16 +1,18 @@
-// The paper's backend: the plans of plan.h run as fragment programs on full-screen quads that
-// ping-pong between two float render targets.
+// The paper's backend: plans (plan.h) run as fragment programs on full-screen quads. The radix-2
+// chain ping-pongs between two float render targets, as the paper does; the fast chain between
+// two sets of planes per axis (array textures written as eight render targets).
 #pragma once
 
 #include "fft/fft2d.h"
-
 #include "gl/quad.h"
+
+#include <map>
 
 namespace gpufft {
 
 class FragmentFft : public Fft2D {
 public:
-    FragmentFft(ProgramCache& programs, int width, int height, Storage storage = Storage::Float32);
+    FragmentFft(ProgramCache& programs, int width, int height, const FftOptions& options = {});
     ~FragmentFft() override;
 
     void forward(const Texture& image, RenderTarget& spectrum, Profile* profile = nullptr) override;
@@ -18,28 +20,36 @@ public:
     void filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out,
                 Profile* profile = nullptr) override;
     const Plan* filter_plan() const override { return &filter_; }
-    std::string name() const override { return "fragment"; }
+    std::string name() const override;
     using Fft2D::forward;
     using Fft2D::inverse;
 
     const Plan& forward_plan() const { return forward_; }
     const Plan& inverse_plan() const { return inverse_; }
+    /// True when the plans are the fast chain's (radix 16, eight render targets).
+    bool fast() const { return fast_; }
 
-    /// Runs `plan` reading `src` and writing `dst`. Intermediate passes ping-pong between the two
-    /// render targets; the first one is picked from the parity of the pass count so that, where
-    /// `dst` is one of them, the last pass lands in it with no extra copy.
+    /// Runs `plan` reading `src` (Surface::Input) and writing `dst` (Surface::Output). Passes on
+    /// Surface::Pair alternate between the two render targets, the first one picked from the parity
+    /// of their count so that, where `dst` is one of them, the last pass lands in it with no copy.
     void run(const Plan& plan, const Texture& src, RenderTarget& dst, const Texture* kernel = nullptr,
              Profile* profile = nullptr);
     RenderTarget& ping_pong(int i) { return ping_pong_[i]; }
 
+    /// Whether the fast chain can run on this context at this size.
+    static bool fast_supported(int width, int height);
+
 private:
-    void add_regions(const Plan& plan);
-    void set_state();
+    const Texture& twiddles(const Pass& pass);
 
     ProgramCache& programs_;
+    FftOptions options_;
+    bool fast_ = false;
     Plan forward_, inverse_, filter_;
     RenderTarget ping_pong_[2];
-    Texture twiddles_;            // W_T^k for T = max(M, N)
+    PlaneTarget row_planes_[2], column_planes_[2];
+    Texture twiddles_;                          // radix-2: W_T^k for T = max(M, N)
+    std::map<int, Texture> radix_twiddles_;     // fast chain: per axis length L, (L/4) x 8 texels
     QuadBuffer quads_;
     std::vector<GLuint> timestamps_;
 };

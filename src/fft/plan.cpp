@@ -1,6 +1,8 @@
 #include "fft/plan.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <tuple>
 
@@ -18,15 +20,17 @@ const char* program_name(Program p) {
     return "?";
 }
 
+std::string Variant::file_name() const { return file.empty() ? std::string(program_name(program)) + ".frag" : file; }
+
 std::string Variant::describe() const {
-    std::string s = program_name(program);
+    std::string s = file.empty() ? program_name(program) : file.substr(0, file.find('.'));
     s += "[";
     for (size_t i = 0; i < defines.size(); ++i) s += (i ? " " : "") + defines[i];
     return s + "]";
 }
 
 bool Variant::operator<(const Variant& o) const {
-    return std::tie(program, defines) < std::tie(o.program, o.defines);
+    return std::tie(program, defines, file) < std::tie(o.program, o.defines, o.file);
 }
 
 bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -127,6 +131,14 @@ void add_pair_pass(Plan& plan, const Axis& axis, bool forward, float scale) {
     plan.passes.push_back(std::move(pass));
 }
 
+/// The radix-2 chain reads the caller's input first, ping-pongs, and ends in the caller's output.
+Plan& connect(Plan& plan) {
+    for (Pass& p : plan.passes) p.source = p.target = Surface::Pair;
+    plan.passes.front().source = Surface::Input;
+    plan.passes.back().target = Surface::Output;
+    return plan;
+}
+
 }  // namespace
 
 Plan forward_plan(int width, int height) {
@@ -137,7 +149,7 @@ Plan forward_plan(int width, int height) {
     add_pair_pass(plan, rows, true, 1.0f / static_cast<float>(width));
     add_fft_passes(plan, columns, false);
     add_pair_pass(plan, columns, true, 1.0f / static_cast<float>(height));
-    return plan;
+    return connect(plan);
 }
 
 Plan inverse_plan(int width, int height) {
@@ -148,7 +160,7 @@ Plan inverse_plan(int width, int height) {
     add_fft_passes(plan, columns, true);
     add_pair_pass(plan, rows, false, 1.0f);
     add_fft_passes(plan, rows, true);
-    return plan;
+    return connect(plan);
 }
 
 Plan filter_plan(int width, int height) {
@@ -170,6 +182,189 @@ Plan filter_plan(int width, int height) {
     plan.passes.push_back(std::move(multiply));
     Plan inverse = inverse_plan(width, height);
     for (Pass& p : inverse.passes) plan.passes.push_back(std::move(p));
+    return connect(plan);
+}
+
+std::vector<int> radices(int length) {
+    int n = log2_exact(length);
+    if (length < 4 || !is_power_of_two(length)) throw std::invalid_argument("the fast chain needs axes of at least 4");
+    std::vector<int> r(static_cast<size_t>(n / 4), 16);
+    switch (n % 4) {
+        case 1: r.pop_back(); r.insert(r.end(), {8, 4}); break;  // 16 = 2^4 gives way to 8 x 4 = 2^5
+        case 2: r.push_back(4); break;
+        case 3: r.push_back(8); break;
+        default: break;
+    }
+    return r;
+}
+
+namespace {
+
+/// One stage of the fast chain: its radix and the stride P of its output partitions.
+struct FastStage {
+    int radix, stride;
+};
+
+/// Stages for radices applied in this order along an axis of `length`.
+std::vector<FastStage> stages_of(const std::vector<int>& order, int length) {
+    std::vector<FastStage> stages;
+    int size = 1;
+    for (int radix : order) {
+        size *= radix;
+        stages.push_back({radix, length / size});
+    }
+    return stages;
+}
+
+/// How one pass of the fast chain reads, computes and writes.
+struct FastPass {
+    bool rows, inverse;
+    FastStage stage;
+    std::string load, store;
+    Surface source;
+    bool multiply_between = false;
+};
+
+void add_fast_pass(Plan& plan, const FastPass& f, float scale, bool computed_twiddles) {
+    const int m = plan.width, n = plan.height;
+    Pass pass;
+    pass.label = std::string(f.rows ? "row " : "column ") + (f.multiply_between ? "FFT, multiply, inverse FFT" : f.inverse ? "inverse FFT" : "FFT") +
+                 ", radix " + std::to_string(f.stage.radix) + ", P = " + std::to_string(f.stage.stride);
+    pass.stride = static_cast<float>(f.stage.stride);
+    pass.axis_length = static_cast<float>(f.rows ? m : n);
+    pass.radix = f.stage.radix;
+    pass.scale = scale;
+    pass.source = f.source;
+    pass.target = f.store == "STORE_IMAGE" ? Surface::Output : (f.rows ? Surface::RowPlanes : Surface::ColumnPlanes);
+    pass.reads_kernel = f.multiply_between;
+    std::vector<std::string> defines = {f.rows ? "AXIS_ROWS" : "AXIS_COLUMNS", "RADIX " + std::to_string(f.stage.radix), f.load, f.store};
+    if (f.inverse && !f.multiply_between) defines.push_back("INVERSE");
+    if (f.multiply_between) defines.push_back("MULTIPLY_BETWEEN");
+    if (computed_twiddles) defines.push_back("TWIDDLE_COMPUTED");
+    if (f.source == Surface::RowPlanes) defines.push_back("SRC_ROW_PLANES");
+    if (f.source == Surface::ColumnPlanes) defines.push_back("SRC_COLUMN_PLANES");
+    // Plane targets: the transformed axis along x, the lines (row pairs, column pairs) along y.
+    const Region target = pass.target == Surface::Output ? Region{0, 0, m, n}
+                          : f.rows                      ? Region{0, 0, m / 4, n / 2}
+                                                        : Region{0, 0, n / 4, m / 2};
+    // Column pair 0 (columns 0 and M/2, tangled) is read, multiplied or stored unlike the others.
+    bool split = !f.rows && (f.load != "LOAD_PLANES" || f.multiply_between);
+    if (split) {
+        std::vector<std::string> tangled = defines, mirror = defines;
+        tangled.push_back("PAIR_TANGLED");
+        mirror.push_back("PAIR_MIRROR");
+        add(pass, {Program::Fft, tangled, "fft_radix.frag"}, {0, 0, target.x1, 1});
+        add(pass, {Program::Fft, mirror, "fft_radix.frag"}, {0, 1, target.x1, target.y1});
+    } else {
+        add(pass, {Program::Fft, defines, "fft_radix.frag"}, target);
+    }
+    plan.passes.push_back(std::move(pass));
+}
+
+/// A run of stages along one axis: the first pass loads with `first_load` from `first_source`, the
+/// last stores with `last_store`, the passes between read and write the axis's planes.
+void add_fast_stages(Plan& plan, bool rows, bool inverse, const std::vector<FastStage>& stages, const std::string& first_load,
+                     Surface first_source, const std::string& last_store, float scale, bool computed_twiddles) {
+    for (size_t i = 0; i < stages.size(); ++i) {
+        FastPass f{rows, inverse, stages[i], i == 0 ? first_load : "LOAD_PLANES", i + 1 == stages.size() ? last_store : "STORE_PLANES",
+                   i == 0 ? first_source : (rows ? Surface::RowPlanes : Surface::ColumnPlanes)};
+        add_fast_pass(plan, f, scale, computed_twiddles);
+    }
+}
+
+/// The row planes to the M x N image: what the last inverse row stage writes when its radix is
+/// above 4 (one output per fragment would then cost too many fetches).
+void add_unplane(Plan& plan) {
+    Pass pass;
+    pass.label = "row planes to the image";
+    pass.source = Surface::RowPlanes;
+    pass.target = Surface::Output;
+    add(pass, {Program::Pass, {"SRC_ROW_PLANES"}}, {0, 0, plan.width, plan.height});
+    plan.passes.push_back(std::move(pass));
+}
+
+/// The inverse row stage, from the row pairs the inverse column stage stored, smallest radix last:
+/// it writes the image directly when that radix is at most 4, else planes and a copy pass.
+void add_fast_inverse_rows(Plan& plan, bool computed_twiddles) {
+    std::vector<int> order = radices(plan.width);  // descending: smallest last
+    bool direct = order.back() <= 4;
+    add_fast_stages(plan, true, true, stages_of(order, plan.width), "LOAD_ROW_PAIRS", Surface::ColumnPlanes,
+                    direct ? "STORE_IMAGE" : "STORE_PLANES", 1.0f, computed_twiddles);
+    if (!direct) add_unplane(plan);
+}
+
+void check_fast_size(int width, int height) {
+    check_fft_size(width, height);
+    if (width < 4 || height < 4)
+        throw std::invalid_argument("the fast chain needs sizes of at least 4x4, not " + std::to_string(width) + "x" + std::to_string(height));
+}
+
+}  // namespace
+
+Plan fast_forward_plan(int width, int height, bool computed_twiddles) {
+    check_fast_size(width, height);
+    Plan plan{width, height, {}};
+    add_fast_stages(plan, true, false, stages_of(radices(width), width), "LOAD_IMAGE", Surface::Input, "STORE_PLANES", 1.0f,
+                    computed_twiddles);
+    add_fast_stages(plan, false, false, stages_of(radices(height), height), "LOAD_UNTANGLE_ROWS", Surface::RowPlanes, "STORE_PLANES",
+                    1.0f / static_cast<float>(width), computed_twiddles);
+    // Untangle columns 0 and M/2, scale by 1/N, and leave the planes for the layout of Eq. 10:
+    // the radix-2 chain's last pass, reading planes.
+    Plan tail{width, height, {}};
+    add_pair_pass(tail, column_axis(width, height), true, 1.0f / static_cast<float>(height));
+    Pass& last = tail.passes.back();
+    for (Draw& d : last.draws) d.variant.defines.push_back("SRC_COLUMN_PLANES");
+    last.source = Surface::ColumnPlanes;
+    last.target = Surface::Output;
+    plan.passes.push_back(std::move(last));
+    return plan;
+}
+
+Plan fast_inverse_plan(int width, int height, bool computed_twiddles) {
+    check_fast_size(width, height);
+    Plan plan{width, height, {}};
+    add_fast_stages(plan, false, true, stages_of(radices(height), height), "LOAD_SPECTRUM", Surface::Input, "STORE_ROW_PAIRS", 1.0f,
+                    computed_twiddles);
+    add_fast_inverse_rows(plan, computed_twiddles);
+    return plan;
+}
+
+Plan fast_filter_plan(int width, int height, bool computed_twiddles) {
+    check_fast_size(width, height);
+    Plan plan{width, height, {}};
+    add_fast_stages(plan, true, false, stages_of(radices(width), width), "LOAD_IMAGE", Surface::Input, "STORE_PLANES", 1.0f,
+                    computed_twiddles);
+    // Columns. The last forward stage (stride 1) and the first inverse stage (stride N/R) share
+    // their R elements, so where R <= 8 one pass does both with the multiply between them; at
+    // radix 16 the multiply rides on the first inverse stage's load instead. The last inverse stage
+    // stores row pairs for the inverse row stage.
+    std::vector<int> forward = radices(height);
+    std::vector<FastStage> forward_stages = stages_of(forward, height);
+    const float row_scale = 1.0f / static_cast<float>(width);
+    // The kernel spectrum carries 1/(MN) and the image's column transform still lacks its 1/N: the
+    // multiply's gain is M.
+    const float gain = static_cast<float>(width);
+    if (forward.back() <= 8) {
+        std::vector<int> inverse = {forward.back()};
+        inverse.insert(inverse.end(), forward.begin(), forward.end() - 1);
+        std::vector<FastStage> inverse_stages = stages_of(inverse, height);
+        add_fast_stages(plan, false, false, std::vector<FastStage>(forward_stages.begin(), forward_stages.end() - 1),
+                        "LOAD_UNTANGLE_ROWS", Surface::RowPlanes, "STORE_PLANES", row_scale, computed_twiddles);
+        const bool first = forward.size() == 1, last = inverse.size() == 1;
+        FastPass between{false, true, inverse_stages.front(), first ? "LOAD_UNTANGLE_ROWS" : "LOAD_PLANES",
+                         last ? "STORE_ROW_PAIRS" : "STORE_PLANES", first ? Surface::RowPlanes : Surface::ColumnPlanes, true};
+        // When this pass also untangles the rows (one column stage) it needs their 1/M as well;
+        // 1/M and the gain M meet on the same values and cancel, so both uniforms are 1.
+        add_fast_pass(plan, between, first ? 1.0f : gain, computed_twiddles);
+        add_fast_stages(plan, false, true, std::vector<FastStage>(inverse_stages.begin() + 1, inverse_stages.end()), "LOAD_PLANES",
+                        Surface::ColumnPlanes, "STORE_ROW_PAIRS", 1.0f, computed_twiddles);
+    } else {
+        add_fast_stages(plan, false, false, forward_stages, "LOAD_UNTANGLE_ROWS", Surface::RowPlanes, "STORE_PLANES", row_scale,
+                        computed_twiddles);
+        add_fast_stages(plan, false, true, forward_stages, "LOAD_MULTIPLY", Surface::ColumnPlanes, "STORE_ROW_PAIRS", gain,
+                        computed_twiddles);
+    }
+    add_fast_inverse_rows(plan, computed_twiddles);
     return plan;
 }
 
@@ -201,14 +396,35 @@ bool has(const Variant& v, const char* define) {
 }
 }  // namespace
 
+int radix_of(const Variant& v) {
+    for (const std::string& d : v.defines)
+        if (d.rfind("RADIX ", 0) == 0) return std::stoi(d.substr(6));
+    return 0;
+}
+
 Cost cost_of(const Variant& v) {
+    if (int r = radix_of(v)) {
+        // fft_radix.frag: R inputs, each some fetches and flops for its load; R - 1 twiddle
+        // multiplies (6 flops), the sums Z_s (R - 4 complex adds) and the radix-4 outputs (8 complex adds).
+        const bool tangled = has(v, "PAIR_TANGLED");
+        int fetches = 2, load_flops = 0;
+        if (has(v, "LOAD_UNTANGLE_ROWS")) fetches = 4, load_flops = tangled ? 2 : 6;
+        if (has(v, "LOAD_SPECTRUM") && tangled) fetches = 4, load_flops = 6;
+        if (has(v, "LOAD_MULTIPLY")) fetches = tangled ? 8 : 4, load_flops = tangled ? 40 : 8;
+        if (has(v, "MULTIPLY_BETWEEN")) fetches = tangled ? 10 : 4, load_flops = tangled ? 40 : 8;
+        Cost c;
+        c.fetches = r * fetches + (has(v, "TWIDDLE_COMPUTED") ? 0 : r / 2);
+        c.flops = 4 * (r * load_flops + 6 * (r - 1) + 2 * (r - 4) + 16);
+        c.writes = has(v, "STORE_IMAGE") ? 1 : 8;
+        return c;
+    }
     switch (v.program) {
-        case Program::Fft: return {4, 16};       // E, O, O's other part, twiddle; E + Wr O -+ Wi O'
-        case Program::Untangle: return {2, 8};   // (a +- b) * s
-        case Program::Scale: return {1, 4};
-        case Program::Tangle: return {2, 4};
-        case Program::Pass: return {1, 0};
-        case Program::Multiply: return has(v, "PART_REAL_ONLY") ? Cost{2, 8} : Cost{4, 16};  // (ab -+ a'b') * gain
+        case Program::Fft: return {4, 16, 1};       // E, O, O's other part, twiddle; E + Wr O -+ Wi O'
+        case Program::Untangle: return {2, 8, 1};   // (a +- b) * s
+        case Program::Scale: return {1, 4, 1};
+        case Program::Tangle: return {2, 4, 1};
+        case Program::Pass: return {1, 0, 1};
+        case Program::Multiply: return has(v, "PART_REAL_ONLY") ? Cost{2, 8, 1} : Cost{4, 16, 1};  // (ab -+ a'b') * gain
     }
     return {};
 }
@@ -223,7 +439,7 @@ Totals plan_totals(const Plan& plan) {
             t.invocations[p] += d.region.area();
             t.flops[p] += n * c.flops;
             t.bytes_read[p] += n * c.fetches * 16.0;
-            t.bytes_written[p] += n * 16.0;
+            t.bytes_written[p] += n * c.writes * 16.0;
         }
     return t;
 }

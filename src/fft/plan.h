@@ -7,6 +7,7 @@
 #include "gl/quad.h"
 
 #include <array>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -21,11 +22,24 @@ const char* program_name(Program p);
 
 /// A program with its variant #defines (Figure 3's cases), e.g. fft + {AXIS_ROWS, PAIR_TANGLED, PART_REAL}.
 struct Variant {
+    Variant() = default;
+    Variant(Program p, std::vector<std::string> d, std::string f = {}) : program(p), defines(std::move(d)), file(std::move(f)) {}
     Program program = Program::Pass;
     std::vector<std::string> defines;
+    std::string file;              ///< the source in programs/; empty: <program name>.frag
+    std::string file_name() const;
     std::string describe() const;  ///< "fft[AXIS_ROWS PAIR_TANGLED PART_REAL]"
     bool operator<(const Variant& o) const;
-    bool operator==(const Variant& o) const { return program == o.program && defines == o.defines; }
+    bool operator==(const Variant& o) const { return program == o.program && defines == o.defines && file == o.file; }
+};
+
+/// What a pass reads its data from and draws into.
+enum class Surface {
+    Input,         ///< the caller's source texture, M x N
+    Output,        ///< the caller's destination, M x N
+    Pair,          ///< the radix-2 chain's two M x N render targets, alternately
+    RowPlanes,     ///< the fast chain's row-stage planes: 8 layers of (M/4) x (N/2), two sets alternately
+    ColumnPlanes,  ///< the fast chain's column-stage planes: 8 layers of (N/4) x (M/2), likewise
 };
 
 /// One quad: a variant drawn over a region.
@@ -42,6 +56,8 @@ struct Pass {
     float axis_length = 0;    ///< fft: L, the length of the transformed axis
     float scale = 1;          ///< untangle / scale: the normalisation factor (1/M or 1/N); multiply: gain
     bool reads_kernel = false;///< multiply: the second operand is the kernel spectrum
+    Surface source = Surface::Pair, target = Surface::Pair;
+    int radix = 0;            ///< fft_radix.frag: R, with the radix twiddle table of axis_length
 };
 
 struct Plan {
@@ -57,6 +73,18 @@ Plan inverse_plan(int width, int height);
 /// Filtering: forward, multiply by the kernel spectrum (times M*N, see filter.h), inverse.
 Plan filter_plan(int width, int height);
 
+/// The fast chain (fft_radix.frag): radix-16 stages (then one of 8 or 4) over eight render targets,
+/// with untangle, multiply and tangle folded into the neighbouring passes: a filter of 1024^2 is
+/// 12 passes instead of 45. Needs M, N >= 4. `computed_twiddles` makes the programs compute W in the
+/// shader instead of reading the table (for measuring the difference).
+Plan fast_forward_plan(int width, int height, bool computed_twiddles = false);
+Plan fast_inverse_plan(int width, int height, bool computed_twiddles = false);
+Plan fast_filter_plan(int width, int height, bool computed_twiddles = false);
+
+/// The radices of the fast chain's stages along an axis of length L (a power of two >= 4), largest
+/// first: as many 16s as fit, then 8 or 4 (or 8 and 4).
+std::vector<int> radices(int length);
+
 /// Throws std::invalid_argument unless width and height are powers of two, at least 2.
 void check_fft_size(int width, int height);
 bool is_power_of_two(long long n);
@@ -68,11 +96,13 @@ std::array<long long, kProgramCount> count_invocations(const Plan& plan);
 /// Table 1 of the paper: invocations per program for filtering an M x N image.
 long long table1_invocations(Program p, int width, int height);
 
-/// Per-fragment cost of a variant: RGBA texels fetched (16 bytes each, the twiddle table included)
-/// and floating-point operations on the data path for all four channels (a multiply-add counts 2).
+/// Per-fragment cost of a variant: RGBA texels fetched (16 bytes each, the twiddle table included),
+/// texels written, and floating-point operations on the data path for all four channels (a
+/// multiply-add counts 2).
 struct Cost {
     int fetches = 0;
     int flops = 0;
+    int writes = 1;
 };
 Cost cost_of(const Variant& v);
 

@@ -15,6 +15,7 @@ void SpectrumView::draw(const Texture& spectrum, RenderTarget& view, bool bottom
     const GlProgram& program = programs_.get({"quad.vert", "spectrum.frag", bottom_up ? std::vector<std::string>{"BOTTOM_UP"} : std::vector<std::string>{}, true});
     program.use();
     program.set(Uniform::Size, static_cast<float>(view.width()), static_cast<float>(view.height()));
+    program.set(Uniform::TargetSize, static_cast<float>(view.width()), static_cast<float>(view.height()));
     program.set(Uniform::Gain, static_cast<float>(static_cast<double>(view.width()) * view.height()));
     view.bind_for_drawing();
     glActiveTexture(GL_TEXTURE0);

@@ -21,7 +21,7 @@ const EmbeddedSource kEmbedded[] = {
 };
 
 const char* kUniformNames[] = {
-    "u_src", "u_kernel", "u_twiddle", "u_size", "u_stride", "u_twiddle_step", "u_scale", "u_gain",
+    "u_src", "u_kernel", "u_twiddle", "u_planes", "u_size", "u_target_size", "u_stride", "u_twiddle_step", "u_scale", "u_gain",
     "u_model_view", "u_projection", "u_normal_matrix", "u_light_dir", "u_exposure", "u_mode", "u_view_scale",
 };
 static_assert(sizeof kUniformNames / sizeof kUniformNames[0] == static_cast<size_t>(Uniform::Count),
@@ -53,7 +53,9 @@ std::string describe(const ProgramSpec& spec) {
 GLuint compile(GLenum stage, const std::vector<std::string>& files, const ProgramSpec& spec) {
     const bool compute = stage == GL_COMPUTE_SHADER;
     std::vector<std::string> parts;
-    parts.push_back(compute ? "#version 430\n" : "#version 120\n#extension GL_ARB_texture_rectangle : require\n");
+    parts.push_back(compute ? "#version 430\n"
+                            : "#version 120\n#extension GL_ARB_texture_rectangle : require\n"
+                              "#extension GL_EXT_texture_array : enable\n");
     parts.push_back(define_lines(spec.defines));
     // GLSL 1.20 numbers the line after "#line L" as L + 1, GLSL 4.30 as L (the C rule).
     const char* first_line = compute ? "#line 1 " : "#line 0 ";
@@ -140,11 +142,12 @@ GlProgram::GlProgram(const ProgramSpec& spec) {
         throw GlError("cannot link " + describe(spec) + ": " + log.c_str());
     }
     for (size_t i = 0; i < locations_.size(); ++i) locations_[i] = glGetUniformLocation(id_, kUniformNames[i]);
-    // Samplers are fixed to texture units once: source 0, kernel 1, twiddles 2.
+    // Samplers are fixed to texture units once: source 0, kernel 1, twiddles 2, planes 3.
     glUseProgram(id_);
     set(Uniform::Src, 0);
     set(Uniform::Kernel, 1);
     set(Uniform::Twiddle, 2);
+    set(Uniform::Planes, 3);
     glUseProgram(0);
     check_gl("linking a program");
 }

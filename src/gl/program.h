@@ -14,7 +14,7 @@ namespace gpufft {
 
 /// Every uniform the project's programs use; locations are looked up once per program at link time.
 enum class Uniform {
-    Src, Kernel, Twiddle, Size, Stride, TwiddleStep, Scale, Gain,
+    Src, Kernel, Twiddle, Planes, Size, TargetSize, Stride, TwiddleStep, Scale, Gain,
     // the teapot scene and the display
     ModelView, Projection, NormalMatrix, LightDir, Exposure, Mode, ViewScale,
     Count

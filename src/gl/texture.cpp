@@ -148,4 +148,70 @@ std::vector<float> RenderTarget::download() const {
     return out;
 }
 
+PlaneTarget::PlaneTarget(int width, int height, int layers, Storage storage)
+    : width_(width), height_(height), layers_(layers) {
+    check_texture_size(width, height);
+    while (glGetError() != GL_NO_ERROR) {}
+    glGenTextures(1, &texture_);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, texture_);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, storage == Storage::Float16 ? GL_RGBA16F : GL_RGBA32F, width, height, layers, 0,
+                 GL_RGBA, GL_FLOAT, nullptr);
+    try {
+        check_gl("allocating planes");
+        glGenFramebuffers(1, &fbo_);
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+        for (int i = 0; i < layers; ++i)
+            glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + static_cast<GLenum>(i), texture_, 0, i);
+        GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        if (status != GL_FRAMEBUFFER_COMPLETE)
+            throw GlError("a " + std::to_string(layers) + "-layer float plane target is not complete (status " +
+                          std::to_string(status) + ")");
+        check_gl("creating planes");
+    } catch (...) {
+        release();
+        throw;
+    }
+}
+
+void PlaneTarget::release() {
+    if (fbo_) glDeleteFramebuffers(1, &fbo_);
+    if (texture_) glDeleteTextures(1, &texture_);
+    fbo_ = texture_ = 0;
+}
+
+PlaneTarget::~PlaneTarget() { release(); }
+
+PlaneTarget::PlaneTarget(PlaneTarget&& other) noexcept
+    : texture_(std::exchange(other.texture_, 0)),
+      fbo_(std::exchange(other.fbo_, 0)),
+      width_(other.width_),
+      height_(other.height_),
+      layers_(other.layers_) {}
+
+PlaneTarget& PlaneTarget::operator=(PlaneTarget&& other) noexcept {
+    if (this != &other) {
+        release();
+        texture_ = std::exchange(other.texture_, 0);
+        fbo_ = std::exchange(other.fbo_, 0);
+        width_ = other.width_;
+        height_ = other.height_;
+        layers_ = other.layers_;
+    }
+    return *this;
+}
+
+void PlaneTarget::bind_for_drawing() const {
+    static const GLenum buffers[8] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1, GL_COLOR_ATTACHMENT2, GL_COLOR_ATTACHMENT3,
+                                      GL_COLOR_ATTACHMENT4, GL_COLOR_ATTACHMENT5, GL_COLOR_ATTACHMENT6, GL_COLOR_ATTACHMENT7};
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+    glDrawBuffers(layers_, buffers);
+    glViewport(0, 0, width_, height_);
+}
+
 }  // namespace gpufft

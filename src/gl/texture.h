@@ -73,6 +73,30 @@ private:
 /// The largest side of a texture that can also be drawn into: min(rectangle-texture limit, viewport).
 int max_texture_side();
 
+/// The fast chain's planes: an array texture of `layers` RGBA float layers and one framebuffer
+/// drawing into all of them at once (multiple render targets). Move-only.
+class PlaneTarget {
+public:
+    PlaneTarget() = default;
+    PlaneTarget(int width, int height, int layers = 8, Storage storage = Storage::Float32);
+    ~PlaneTarget();
+    PlaneTarget(PlaneTarget&& other) noexcept;
+    PlaneTarget& operator=(PlaneTarget&& other) noexcept;
+    PlaneTarget(const PlaneTarget&) = delete;
+    PlaneTarget& operator=(const PlaneTarget&) = delete;
+
+    GLuint texture() const { return texture_; }
+    int width() const { return width_; }
+    int height() const { return height_; }
+    /// Binds the framebuffer with every layer as a draw buffer and sets the viewport.
+    void bind_for_drawing() const;
+
+private:
+    void release();
+    GLuint texture_ = 0, fbo_ = 0;
+    int width_ = 0, height_ = 0, layers_ = 0;
+};
+
 /// Throws std::invalid_argument unless 1 <= width, height <= the GL rectangle-texture limit.
 void check_texture_size(int width, int height);
 

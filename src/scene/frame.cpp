@@ -25,7 +25,7 @@ void FrameDisplay::draw(const Texture& frame, int width, int height, Tonemap ton
     const GlProgram& program =
         programs_.get({"quad.vert", "display.frag", {tonemap == Tonemap::Aces ? "TONEMAP_ACES" : "TONEMAP_CLAMP"}, false});
     program.use();
-    program.set(Uniform::Size, static_cast<float>(width), static_cast<float>(height));
+    program.set(Uniform::TargetSize, static_cast<float>(width), static_cast<float>(height));
     const float view[4] = {static_cast<float>(r.x0), static_cast<float>(r.y0), float(frame.width()) / float(w),
                            float(frame.height()) / float(h)};
     program.set_vec4(Uniform::ViewScale, view);

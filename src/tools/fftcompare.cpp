@@ -47,6 +47,7 @@ struct Options {
     bool speed = true;
     bool corrupt = false;  // test hook
     bool pass_costs = false;
+    bool fft_chosen = false;  // --backend, --radix, --twiddles or --half given: that one only
     int verbosity = 1;
     ContextOptions gl;
     FftOptions fft;
@@ -79,7 +80,7 @@ void print_help() {
         "  --max-ratio R         fail if a GPU error exceeds R times fftwf's (default 3; 0: off)\n"
         "  --csv, --json         machine-readable output instead of the tables\n"
         "  --plot FILE.png       draw time and error against size (gnuplot)\n"
-        "  --backend NAME        fragment (default) or compute\n"
+        "%s"
         "  --gl-device N         EGL device index (default 0, or $GPUFFT_EGL_DEVICE)\n"
         "  --pass-costs          fragment backend: GPU time of each kind of pass per size (a copy pass,\n"
         "                        FFT passes, untangle, multiply), fragments/s and bytes/s\n"
@@ -88,7 +89,7 @@ void print_help() {
         "  -h, --help, --version\n"
         "\n"
         "Exit status: 0 within tolerance, 1 an error above it, 2 usage error, 3 no usable OpenGL.\n",
-        static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+        static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), fft_options_help());
 }
 
 std::vector<Size> parse_sizes(const std::string& list) {
@@ -116,7 +117,8 @@ Options parse_options_or_throw(int argc, char** argv) {
         {"threads", required_argument, nullptr, kThreads}, {"no-speed", no_argument, nullptr, kNoSpeed},
         {"max-error", required_argument, nullptr, kMaxError}, {"max-ratio", required_argument, nullptr, kMaxRatio},
         {"csv", no_argument, nullptr, kCsv},             {"json", no_argument, nullptr, kJson},
-        {"plot", required_argument, nullptr, kPlot},     {"backend", required_argument, nullptr, kBackend},
+        {"plot", required_argument, nullptr, kPlot},     {"backend", required_argument, nullptr, kBackend}, {"radix", required_argument, nullptr, kBackend},
+        {"twiddles", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},
         {"gl-device", required_argument, nullptr, kGlDevice}, {"test-corrupt-spectrum", no_argument, nullptr, kCorrupt},
         {"pass-costs", no_argument, nullptr, kPassCosts},
         {"quiet", no_argument, nullptr, 'q'},            {"help", no_argument, nullptr, 'h'},
@@ -124,7 +126,8 @@ Options parse_options_or_throw(int argc, char** argv) {
     Options o;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":qh", longs, nullptr)) != -1) {
+    int index = 0;
+    while ((c = getopt_long(argc, argv, ":qh", longs, &index)) != -1) {
         switch (c) {
             case kSizes: o.sizes = parse_sizes(optarg); break;
             case kInput: o.input = optarg; break;
@@ -137,7 +140,7 @@ Options parse_options_or_throw(int argc, char** argv) {
             case kCsv: o.format = "csv"; break;
             case kJson: o.format = "json"; break;
             case kPlot: o.plot = optarg; break;
-            case kBackend: o.fft.backend = parse_backend(optarg); break;
+            case kBackend: parse_fft_option(longs[index].name, optarg, o.fft); o.fft_chosen = true; break;
             case kGlDevice: o.gl.device = parse_int(optarg, "--gl-device", 0, 1024); break;
             case kCorrupt: o.corrupt = true; break;
             case kPassCosts: o.pass_costs = true; break;
@@ -158,10 +161,11 @@ Options parse_options(int argc, char** argv) {
 
 // --- Measurements ------------------------------------------------------------------------------
 
-/// Median milliseconds of `run` (which returns its own measure); repeats until about a second has
-/// passed (3..50 runs) unless a count is given.
+/// Median milliseconds of `run` (which returns its own measure) after one warm-up run; repeats
+/// until about a second has passed (3..50 runs) unless a count is given.
 template <typename F>
 double median_ms(int repeat, F run) {
+    run();  // warm-up, not counted (a fresh timer query's first result can be junk on llvmpipe)
     std::vector<double> ms;
     auto start = std::chrono::steady_clock::now();
     for (int i = 0;; ++i) {
@@ -188,6 +192,7 @@ struct Errors {
 };
 
 struct Row {
+    std::string implementation;  ///< "fragment radix-2", "fragment radix-16", "compute"
     Size size;
     Errors gpu_spectrum, fftwf_spectrum, gpu_filter, fftwf_filter;
     double gpu_ms = 0, upload_ms = 0, filter_wall_ms = 0, download_ms = 0, fftwf1_ms = 0, fftwfn_ms = 0;
@@ -220,65 +225,78 @@ void corrupt(const Texture& t) {
     glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, t.width() / 2 + 1, t.height() / 3, 1, 1, GL_RGBA, GL_FLOAT, junk);
 }
 
-Row measure(ProgramCache& programs, const Options& o, const PngImage* png, const Kernel* kernel, Size s) {
-    Row row;
-    row.size = s;
+/// One size: FFTW's references and fftwf once, then each GPU implementation on the same data.
+std::vector<Row> measure(ProgramCache& programs, const Options& o, const PngImage* png, const Kernel* kernel, Size s,
+                         const std::vector<FftOptions>& implementations) {
     std::vector<float> image = make_image(o, png, s, 1000u + static_cast<unsigned>(s.m * 7 + s.n));
     std::vector<float> impulse = kernel ? impulse_response(*kernel, s.m, s.n) : make_image(o, nullptr, s, 77u + static_cast<unsigned>(s.m + s.n));
 
-    // GPU
-    std::unique_ptr<Fft2D> fft = make_fft(programs, s.m, s.n, o.fft);
-    Filter filter(*fft, impulse);
-    if (o.corrupt) corrupt(filter.spectrum().texture());
-    fft->input().upload(image.data());
-    fft->forward(fft->input(), fft->output());
-    if (o.corrupt) corrupt(fft->output().texture());
-    std::vector<float> gpu_spectrum = fft->output().download();
-    filter.apply(fft->input(), fft->output());
-    std::vector<float> gpu_filtered = fft->output().download();
-
-    // FFTW in single precision, one thread for accuracy (threads do not change the arithmetic).
+    // The yardstick and FFTW in single precision, one thread for accuracy (threads do not change
+    // the arithmetic).
+    std::vector<std::vector<std::complex<double>>> reference(4);
+    std::vector<std::vector<double>> convolved(4);
+    Row cpu;
+    cpu.size = s;
     FftwfFilter fftwf(s.m, s.n, 1, impulse);
     std::copy(image.begin(), image.end(), fftwf.frame());
     fftwf.filter();
     std::vector<float> fftwf_filtered(fftwf.frame(), fftwf.frame() + image.size());
-
     for (int c = 0; c < 4; ++c) {
         std::vector<double> x = channel_of(image, c);
-        auto reference = reference_spectrum(x, s.m, s.n);
-        row.gpu_spectrum.add(compare(reference, unpack_half(gpu_spectrum.data(), s.m, s.n, c)));
-        row.fftwf_spectrum.add(compare(reference, fftwf.spectrum(image, c)));
-        auto convolved = reference_circular_convolution(x, channel_of(impulse, c), s.m, s.n);
-        row.gpu_filter.add(compare(convolved, channel_of(gpu_filtered, c)));
-        row.fftwf_filter.add(compare(convolved, channel_of(fftwf_filtered, c)));
+        reference[c] = reference_spectrum(x, s.m, s.n);
+        convolved[c] = reference_circular_convolution(x, channel_of(impulse, c), s.m, s.n);
+        cpu.fftwf_spectrum.add(compare(reference[c], fftwf.spectrum(image, c)));
+        cpu.fftwf_filter.add(compare(convolved[c], channel_of(fftwf_filtered, c)));
     }
-    if (!o.speed) return row;
+    if (o.speed) {
+        auto time_fftwf = [&](FftwfFilter& f) {
+            return median_ms(o.repeat, [&] {
+                std::copy(image.begin(), image.end(), f.frame());  // untimed: the frame starts in memory
+                return wall_ms([&] { f.filter(); });
+            });
+        };
+        cpu.fftwf1_ms = time_fftwf(fftwf);
+        if (o.threads > 1) {
+            FftwfFilter threaded(s.m, s.n, o.threads, impulse);
+            cpu.fftwfn_ms = time_fftwf(threaded);
+        } else {
+            cpu.fftwfn_ms = cpu.fftwf1_ms;
+        }
+    }
 
-    GpuTimer timer;
-    row.gpu_ms = median_ms(o.repeat, [&] {
-        timer.begin();
+    std::vector<Row> rows;
+    for (const FftOptions& options : implementations) {
+        Row row = cpu;
+        std::unique_ptr<Fft2D> fft = make_fft(programs, s.m, s.n, options);
+        row.implementation = fft->name();
+        Filter filter(*fft, impulse);
+        if (o.corrupt) corrupt(filter.spectrum().texture());
+        fft->input().upload(image.data());
+        fft->forward(fft->input(), fft->output());
+        if (o.corrupt) corrupt(fft->output().texture());
+        std::vector<float> gpu_spectrum = fft->output().download();
         filter.apply(fft->input(), fft->output());
-        timer.end();
-        return timer.milliseconds();
-    });
-    row.upload_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->input().upload(image.data()); glFinish(); }); });
-    row.filter_wall_ms = median_ms(o.repeat, [&] { return wall_ms([&] { filter.apply(fft->input(), fft->output()); glFinish(); }); });
-    std::vector<float> out(image.size());
-    row.download_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->output().download(out.data()); }); });
-    auto time_fftwf = [&](FftwfFilter& f) {
-        return median_ms(o.repeat, [&] {
-            std::copy(image.begin(), image.end(), f.frame());  // untimed: the frame starts in memory
-            return wall_ms([&] { f.filter(); });
-        });
-    };
-    row.fftwf1_ms = time_fftwf(fftwf);
-    if (o.threads > 1) {
-        FftwfFilter threaded(s.m, s.n, o.threads, impulse);
-        row.fftwfn_ms = time_fftwf(threaded);
-    } else {
-        row.fftwfn_ms = row.fftwf1_ms;
+        std::vector<float> gpu_filtered = fft->output().download();
+        for (int c = 0; c < 4; ++c) {
+            row.gpu_spectrum.add(compare(reference[c], unpack_half(gpu_spectrum.data(), s.m, s.n, c)));
+            row.gpu_filter.add(compare(convolved[c], channel_of(gpu_filtered, c)));
+        }
+        if (o.speed) {
+            GpuTimer timer;
+            row.gpu_ms = median_ms(o.repeat, [&] {
+                timer.begin();
+                filter.apply(fft->input(), fft->output());
+                timer.end();
+                return timer.milliseconds();
+            });
+            row.upload_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->input().upload(image.data()); glFinish(); }); });
+            row.filter_wall_ms = median_ms(o.repeat, [&] { return wall_ms([&] { filter.apply(fft->input(), fft->output()); glFinish(); }); });
+            std::vector<float> out(image.size());
+            row.download_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->output().download(out.data()); }); });
+        }
+        rows.push_back(row);
     }
-    return row;
+    return rows;
 }
 
 // --- Output ------------------------------------------------------------------------------------
@@ -286,79 +304,89 @@ Row measure(ProgramCache& programs, const Options& o, const PngImage* png, const
 std::string size_name(Size s) { return std::to_string(s.m) + "x" + std::to_string(s.n); }
 
 void print_table(const std::vector<Row>& rows, const Options& o, const std::string& gpu, const std::string& cpu) {
-    std::printf("fftcompare: GPU %s (%s backend) against FFTW %s on %s\n", gpu.c_str(), backend_name(o.fft.backend),
-                FftwfFilter::version(), cpu.c_str());
+    std::printf("fftcompare: GPU %s against FFTW %s on %s\n", gpu.c_str(), FftwfFilter::version(), cpu.c_str());
     std::printf("\nAccuracy against FFTW in double precision: relative RMS error (worst of 4 channels); ratio = GPU / fftwf\n");
-    std::printf("%-10s | %-28s | %-28s | %s\n", "size", "    forward spectrum", "    filtered image", "max abs error, filter");
-    std::printf("%-10s | %9s %9s %7s | %9s %9s %7s | %9s %9s\n", "", "GPU", "fftwf", "ratio", "GPU", "fftwf", "ratio", "GPU", "fftwf");
+    std::printf("%-18s %-10s | %-28s | %-28s | %s\n", "implementation", "size", "    forward spectrum", "    filtered image", "max abs error, filter");
+    std::printf("%-18s %-10s | %9s %9s %7s | %9s %9s %7s | %9s %9s\n", "", "", "GPU", "fftwf", "ratio", "GPU", "fftwf", "ratio", "GPU", "fftwf");
     for (const Row& r : rows)
-        std::printf("%-10s | %9.2e %9.2e %7.2f | %9.2e %9.2e %7.2f | %9.2e %9.2e\n", size_name(r.size).c_str(),
+        std::printf("%-18s %-10s | %9.2e %9.2e %7.2f | %9.2e %9.2e %7.2f | %9.2e %9.2e\n", r.implementation.c_str(), size_name(r.size).c_str(),
                     r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms, ratio(r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms),
                     r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms, ratio(r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms),
                     r.gpu_filter.max_abs, r.fftwf_filter.max_abs);
     if (!o.speed) return;
     std::printf("\nSpeed of the whole filter (forward + multiply + inverse, 4 channels), median ms\n");
-    std::printf("%-10s | %9s | %8s %8s %8s | %10s %10s | %8s %8s\n", "size", "GPU", "upload", "wall", "download",
+    std::printf("%-18s %-10s | %9s | %8s %8s %8s | %10s %10s | %8s %8s\n", "implementation", "size", "GPU", "upload", "wall", "download",
                 "fftwf 1T", ("fftwf " + std::to_string(o.threads) + "T").c_str(), "vs 1T", ("vs " + std::to_string(o.threads) + "T").c_str());
     for (const Row& r : rows)
-        std::printf("%-10s | %9.3f | %8.3f %8.3f %8.3f | %10.3f %10.3f | %7.2fx %7.2fx\n", size_name(r.size).c_str(), r.gpu_ms,
+        std::printf("%-18s %-10s | %9.3f | %8.3f %8.3f %8.3f | %10.3f %10.3f | %7.2fx %7.2fx\n", r.implementation.c_str(), size_name(r.size).c_str(), r.gpu_ms,
                     r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms, ratio(r.fftwf1_ms, r.gpu_ms),
                     ratio(r.fftwfn_ms, r.gpu_ms));
     std::printf("(GPU: timer query of the filter; wall: the same with glFinish; vs: fftwf time / GPU time)\n");
 }
 
 void print_csv(const std::vector<Row>& rows) {
-    std::printf("size,width,height,gpu_spectrum_rel_rms,fftwf_spectrum_rel_rms,gpu_filter_rel_rms,fftwf_filter_rel_rms,"
+    std::printf("implementation,size,width,height,gpu_spectrum_rel_rms,fftwf_spectrum_rel_rms,gpu_filter_rel_rms,fftwf_filter_rel_rms,"
                 "gpu_filter_max_abs,fftwf_filter_max_abs,gpu_ms,upload_ms,filter_wall_ms,download_ms,fftwf_1t_ms,fftwf_nt_ms\n");
     for (const Row& r : rows)
-        std::printf("%s,%d,%d,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", size_name(r.size).c_str(), r.size.m, r.size.n,
+        std::printf("%s,%s,%d,%d,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", r.implementation.c_str(), size_name(r.size).c_str(), r.size.m, r.size.n,
                     r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms, r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms, r.gpu_filter.max_abs,
                     r.fftwf_filter.max_abs, r.gpu_ms, r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms);
 }
 
 void print_json(const std::vector<Row>& rows, const Options& o, const std::string& gpu, const std::string& cpu) {
-    std::printf("{\"gpu\": \"%s\", \"backend\": \"%s\", \"fftw\": \"%s\", \"cpu\": \"%s\", \"threads\": %d, \"rows\": [", gpu.c_str(),
-                backend_name(o.fft.backend), FftwfFilter::version(), cpu.c_str(), o.threads);
+    std::printf("{\"gpu\": \"%s\", \"fftw\": \"%s\", \"cpu\": \"%s\", \"threads\": %d, \"rows\": [", gpu.c_str(),
+                FftwfFilter::version(), cpu.c_str(), o.threads);
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
-        std::printf("%s\n  {\"size\": \"%s\", \"width\": %d, \"height\": %d, "
+        std::printf("%s\n  {\"implementation\": \"%s\", \"size\": \"%s\", \"width\": %d, \"height\": %d, "
                     "\"spectrum\": {\"gpu_rel_rms\": %.4e, \"fftwf_rel_rms\": %.4e, \"gpu_max_abs\": %.4e, \"fftwf_max_abs\": %.4e}, "
                     "\"filter\": {\"gpu_rel_rms\": %.4e, \"fftwf_rel_rms\": %.4e, \"gpu_max_abs\": %.4e, \"fftwf_max_abs\": %.4e}, "
                     "\"ms\": {\"gpu\": %.4f, \"upload\": %.4f, \"filter_wall\": %.4f, \"download\": %.4f, \"fftwf_1t\": %.4f, \"fftwf_nt\": %.4f}}",
-                    i ? "," : "", size_name(r.size).c_str(), r.size.m, r.size.n, r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms,
+                    i ? "," : "", r.implementation.c_str(), size_name(r.size).c_str(), r.size.m, r.size.n, r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms,
                     r.gpu_spectrum.max_abs, r.fftwf_spectrum.max_abs, r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms, r.gpu_filter.max_abs,
                     r.fftwf_filter.max_abs, r.gpu_ms, r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms);
     }
     std::printf("\n]}\n");
 }
 
-/// Two panels: time and error against the number of pixels, drawn by gnuplot into a temporary
-/// file that is renamed into place.
+/// Two panels: time and error against the number of pixels, a line per implementation, drawn by
+/// gnuplot into a temporary file that is renamed into place.
 void plot(const std::vector<Row>& rows, const Options& o, const std::string& path) {
     std::string dir = parent_directory(path);
     char data_name[] = "/tmp/fftcompare-XXXXXX";
     int fd = mkstemp(data_name);
     if (fd < 0) throw Error("cannot create a temporary file for gnuplot");
     close(fd);
+    std::vector<std::string> names;
     {
         std::vector<Row> sorted = rows;  // lines run left to right: by pixel count
         std::stable_sort(sorted.begin(), sorted.end(), [](const Row& a, const Row& b) {
             return static_cast<double>(a.size.m) * a.size.n < static_cast<double>(b.size.m) * b.size.n;
         });
         std::ofstream data(data_name);
-        for (const Row& r : sorted)
-            data << static_cast<double>(r.size.m) * r.size.n << ' ' << r.gpu_ms << ' ' << r.fftwf1_ms << ' ' << r.fftwfn_ms << ' '
-                 << r.gpu_filter.rel_rms << ' ' << r.fftwf_filter.rel_rms << ' ' << r.gpu_spectrum.rel_rms << ' '
-                 << r.fftwf_spectrum.rel_rms << '\n';
+        for (const Row& r : rows)
+            if (std::find(names.begin(), names.end(), r.implementation) == names.end()) names.push_back(r.implementation);
+        for (const std::string& name : names) {  // one gnuplot data block (index) per implementation
+            for (const Row& r : sorted)
+                if (r.implementation == name)
+                    data << static_cast<double>(r.size.m) * r.size.n << ' ' << r.gpu_ms << ' ' << r.fftwf1_ms << ' ' << r.fftwfn_ms << ' '
+                         << r.gpu_filter.rel_rms << ' ' << r.fftwf_filter.rel_rms << '\n';
+            data << "\n\n";
+        }
     }
-    std::string temp = dir + "/." + base_name(path) + ".tmp-plot.png";
+    std::string temp = dir + "/." + base_name(path) + ".tmp-plot.png", file = "'" + std::string(data_name) + "'";
+    std::string times, errors;
+    for (size_t i = 0; i < names.size(); ++i) {
+        times += file + " index " + std::to_string(i) + " u 1:2 w lp t '" + names[i] + "', ";
+        errors += file + " index " + std::to_string(i) + " u 1:5 w lp t '" + names[i] + "', ";
+    }
     std::string script = "set terminal pngcairo size 1100,450 font ',10'; set output '" + temp + "';"
         "set multiplot layout 1,2; set logscale xy; set grid; set key top left; set xlabel 'pixels (M N)';"
         "set ylabel 'ms (median)'; set title 'Filter time: forward + multiply + inverse, 4 channels';"
-        "plot '" + std::string(data_name) + "' u 1:2 w lp t 'GPU (" + backend_name(o.fft.backend) + ")', '' u 1:3 w lp t 'fftwf 1 thread', '' u 1:4 w lp t 'fftwf " +
+        "plot " + times + file + " index 0 u 1:3 w lp t 'fftwf 1 thread', " + file + " index 0 u 1:4 w lp t 'fftwf " +
         std::to_string(o.threads) + " threads';"
-        "set ylabel 'relative RMS error vs FFTW double'; set format y '%.0e'; set title 'Accuracy';"
-        "plot '" + std::string(data_name) + "' u 1:5 w lp t 'GPU filter', '' u 1:6 w lp t 'fftwf filter', '' u 1:7 w lp t 'GPU spectrum', '' u 1:8 w lp t 'fftwf spectrum';"
+        "set ylabel 'relative RMS error of the filter vs FFTW double'; set format y '%.0e'; set title 'Accuracy';"
+        "plot " + errors + file + " index 0 u 1:6 w lp t 'fftwf';"
         "unset multiplot";
     std::string command = "gnuplot -e \"" + script + "\" 2>&1";
     int rc = std::system(command.c_str());
@@ -373,40 +401,75 @@ void plot(const std::vector<Row>& rows, const Options& o, const std::string& pat
     }
 }
 
-/// What bounds a pass: median GPU time of each kind of pass of the filter plan, and of a plain copy.
+/// What bounds a pass: median GPU time of a plain copy, and of the filter plan's passes grouped by
+/// kind ("row FFT, radix 16", "multiply", ...), with the bytes they write per microsecond.
 void print_pass_costs(ProgramCache& programs, const Options& o, const std::string& gpu) {
-    std::printf("Pass costs on %s: median GPU microseconds per full pass (timer queries), RGBA32F\n", gpu.c_str());
-    std::printf("%-10s | %9s %9s %9s %9s %9s %9s | %9s | %10s %10s\n", "size", "copy", "row FFT", "col FFT", "untangle", "tangle",
-                "multiply", "filter ms", "copy Gfr/s", "copy GB/s");
+    std::printf("Pass costs on %s: median GPU microseconds (timer queries), %s\n", gpu.c_str(),
+                o.fft.radix == 2 ? "the radix-2 chain" : "the fast chain where it applies");
     for (Size s : o.sizes) {
-        FragmentFft fft(programs, s.m, s.n);
+        std::unique_ptr<Fft2D> base = make_fft(programs, s.m, s.n, o.fft);
+        auto* fft = dynamic_cast<FragmentFft*>(base.get());
+        if (!fft) throw UsageError("--pass-costs measures the fragment backend");
         std::vector<float> image = make_image(o, nullptr, s, 5);
-        fft.input().upload(image.data());
-        Filter filter(fft, image);
-        Plan copy{s.m, s.n, {Pass{"copy", {Draw{Variant{Program::Pass, {}}, Region{0, 0, s.m, s.n}}}, 0, 0, 1, false}}};
-        std::vector<std::vector<double>> by_kind(6);
-        std::vector<double> total;
+        fft->input().upload(image.data());
+        Filter filter(*fft, image);
+        Plan copy{s.m, s.n, {}};
+        Pass pass;
+        pass.label = "copy";
+        pass.source = Surface::Input;
+        pass.target = Surface::Output;
+        pass.draws.push_back(Draw{Variant{Program::Pass, {}}, Region{0, 0, s.m, s.n}});
+        copy.passes.push_back(pass);
+        const Plan& plan = *fft->filter_plan();
+        std::vector<std::vector<double>> per_pass(plan.passes.size()), copies(1), totals(1);
         const int runs = o.repeat ? o.repeat : 9;
-        for (int r = 0; r < runs + 1; ++r) {
+        for (int r = 0; r <= runs; ++r) {
             Profile p, c;
-            fft.run(*fft.filter_plan(), fft.input(), fft.output(), &filter.spectrum().texture(), &p);
-            fft.run(copy, fft.input(), fft.output(), nullptr, &c);
+            fft->run(plan, fft->input(), fft->output(), &filter.spectrum().texture(), &p);
+            fft->run(copy, fft->input(), fft->output(), nullptr, &c);
             if (r == 0) continue;  // warm-up
-            by_kind[0].push_back(c.pass_ms[0] * 1e3);
-            total.push_back(p.total_ms);
-            const Plan& plan = *fft.filter_plan();
-            for (size_t k = 0; k < plan.passes.size(); ++k) {
-                const std::string& label = plan.passes[k].label;
-                int kind = label.rfind("row FFT", 0) == 0 ? 1 : label.rfind("column FFT", 0) == 0 ? 2
-                         : label.find("untangle") != std::string::npos ? 3 : label.find("tangle") != std::string::npos ? 4
-                         : label == "multiply" ? 5 : -1;
-                if (kind > 0) by_kind[static_cast<size_t>(kind)].push_back(p.pass_ms[k] * 1e3);
-            }
+            copies[0].push_back(c.pass_ms[0] * 1e3);
+            totals[0].push_back(p.total_ms);
+            for (size_t k = 0; k < plan.passes.size(); ++k) per_pass[k].push_back(p.pass_ms[k] * 1e3);
         }
-        double copy_us = median(by_kind[0]), pixels = static_cast<double>(s.m) * s.n;
-        std::printf("%-10s | %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f | %9.3f | %10.2f %10.1f\n", size_name(s).c_str(), copy_us, median(by_kind[1]),
-                    median(by_kind[2]), median(by_kind[3]), median(by_kind[4]), median(by_kind[5]), median(total),
-                    pixels / copy_us * 1e-3, pixels * 32 / copy_us * 1e-3);
+        const double texels = static_cast<double>(s.m) * s.n;
+        std::printf("\n%s (%s): filter %.3f ms in %zu passes; copy pass %.1f us (%.2f G texels/s, %.0f GB/s written)\n",
+                    size_name(s).c_str(), fft->name().c_str(), median(totals[0]), plan.passes.size(), median(copies[0]),
+                    texels / median(copies[0]) * 1e-3, texels * 16 / median(copies[0]) * 1e-3);
+        std::printf("  %-48s %6s %12s %12s %12s %10s\n", "passes", "count", "us each", "MB written", "fetches/tx", "GB/s out");
+        Totals totals_by_program = plan_totals(plan);
+        (void)totals_by_program;
+        // Consecutive passes of the same kind and program variant form a group: a folded pass
+        // (LOAD_UNTANGLE_ROWS, LOAD_MULTIPLY, ...) stands on its own line.
+        auto kind = [&](size_t k) {
+            const Pass& p = plan.passes[k];
+            std::string key = p.label.substr(0, p.label.find(", P ="));
+            for (const Draw& d : p.draws)
+                for (const std::string& def : d.variant.defines)
+                    if (def.rfind("LOAD_", 0) == 0 || def.rfind("STORE_", 0) == 0) key += " " + def;
+            return key;
+        };
+        for (size_t k = 0; k < plan.passes.size();) {
+            std::string group = kind(k);
+            size_t j = k;
+            double us = 0, bytes = 0, fetches = 0, written = 0;
+            for (; j < plan.passes.size() && kind(j) == group; ++j) {
+                us += median(per_pass[j]);
+                for (const Draw& d : plan.passes[j].draws) {
+                    Cost c = cost_of(d.variant);
+                    bytes += static_cast<double>(d.region.area()) * c.writes * 16;
+                    fetches += static_cast<double>(d.region.area()) * c.fetches;
+                    written += static_cast<double>(d.region.area()) * c.writes;
+                }
+            }
+            size_t count = j - k;
+            std::string label = plan.passes[k].label.substr(0, plan.passes[k].label.find(", P ="));
+            for (const std::string& def : plan.passes[k].draws.front().variant.defines)
+                if ((def.rfind("LOAD_", 0) == 0 && def != "LOAD_PLANES") || def == "STORE_IMAGE") label += " " + def.substr(def.find('_') + 1);
+            std::printf("  %-48s %6zu %12.1f %12.1f %12.2f %10.1f\n", label.c_str(), count, us / count, bytes / count / 1048576.0,
+                        fetches / written, bytes / us * 1e-3);
+            k = j;
+        }
     }
 }
 
@@ -451,11 +514,19 @@ int run(Options o) {
         print_pass_costs(programs, o, gpu);
         return kExitOk;
     }
+    std::vector<FftOptions> implementations = {o.fft};
+    if (!o.fft_chosen) {  // every implementation side by side
+        FftOptions radix2 = o.fft;
+        radix2.radix = 2;
+        implementations = {radix2, o.fft};
+    }
     std::vector<Row> rows;
     for (Size s : o.sizes) {
         if (o.verbosity) std::fprintf(stderr, "%s: %s ...\n", kTool, size_name(s).c_str());
-        rows.push_back(measure(programs, o, png.get(), kernel.get(), s));
+        for (Row& r : measure(programs, o, png.get(), kernel.get(), s, implementations)) rows.push_back(r);
     }
+    // Implementation by implementation, sizes in order, in the tables.
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) { return a.implementation < b.implementation; });
     if (o.format == "csv") print_csv(rows);
     else if (o.format == "json") print_json(rows, o, gpu, cpu);
     else print_table(rows, o, gpu, cpu);
@@ -472,12 +543,13 @@ int run(Options o) {
         for (const auto& c : checks) {
             char line[256];
             if (!(c.gpu <= o.max_error)) {
-                std::snprintf(line, sizeof line, "%s: %s relative RMS error %.3e exceeds %.1e", size_name(r.size).c_str(), c.what, c.gpu, o.max_error);
+                std::snprintf(line, sizeof line, "%s %s: %s relative RMS error %.3e exceeds %.1e", r.implementation.c_str(),
+                              size_name(r.size).c_str(), c.what, c.gpu, o.max_error);
                 report(kTool, line, kExitFailed);
                 ++failures;
             } else if (o.max_ratio > 0 && !(c.gpu <= o.max_ratio * c.fftwf)) {
-                std::snprintf(line, sizeof line, "%s: %s relative RMS error %.3e exceeds %.3g x fftwf's %.3e", size_name(r.size).c_str(), c.what,
-                              c.gpu, o.max_ratio, c.fftwf);
+                std::snprintf(line, sizeof line, "%s %s: %s relative RMS error %.3e exceeds %.3g x fftwf's %.3e", r.implementation.c_str(),
+                              size_name(r.size).c_str(), c.what, c.gpu, o.max_ratio, c.fftwf);
                 report(kTool, line, kExitFailed);
                 ++failures;
             }

@@ -69,7 +69,7 @@ void print_help() {
         "  --max-fft N           largest FFT side; larger images are filtered in overlap-save tiles\n"
         "                        (default: the GPU's texture limit)\n"
         "  --max-pixels N        refuse images with more pixels (default %lld)\n"
-        "  --backend NAME        fragment (default: the paper's fragment programs) or compute\n"
+        "%s"
         "  --gl-device N         EGL device index (default 0, or $GPUFFT_EGL_DEVICE)\n"
         "  -q, --quiet           only errors\n"
         "  -v, --verbose         a line per file: format, FFT size, tiles, GPU time\n"
@@ -84,7 +84,7 @@ void print_help() {
         "\n"
         "Exit status: 0 all files done, 1 some file failed (the others are still done), 2 usage error,\n"
         "3 no usable OpenGL.\n",
-        PngLimits().max_pixels, kernel_help().c_str());
+        PngLimits().max_pixels, fft_options_help(), kernel_help().c_str());
 }
 
 Options parse_options_or_throw(int argc, char** argv) {
@@ -98,13 +98,15 @@ Options parse_options_or_throw(int argc, char** argv) {
         {"help", no_argument, nullptr, 'h'},             {"version", no_argument, nullptr, kVersion_},
         {"no-normalize", no_argument, nullptr, kNoNormalize}, {"linear", no_argument, nullptr, kLinear},
         {"premultiply", no_argument, nullptr, kPremultiply},  {"max-fft", required_argument, nullptr, kMaxFft},
-        {"max-pixels", required_argument, nullptr, kMaxPixels}, {"backend", required_argument, nullptr, kBackend},
+        {"max-pixels", required_argument, nullptr, kMaxPixels}, {"backend", required_argument, nullptr, kBackend}, {"radix", required_argument, nullptr, kBackend},
+        {"twiddles", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},
         {"gl-device", required_argument, nullptr, kGlDevice},   {"depth", required_argument, nullptr, kDepth},
         {nullptr, 0, nullptr, 0}};
     Options o;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":k:o:b:fqvh", longs, nullptr)) != -1) {
+    int index = 0;
+    while ((c = getopt_long(argc, argv, ":k:o:b:fqvh", longs, &index)) != -1) {
         switch (c) {
             case 'k': o.kernel = optarg; break;
             case 'o': o.output = optarg; break;
@@ -126,7 +128,7 @@ Options parse_options_or_throw(int argc, char** argv) {
                 break;
             }
             case kMaxPixels: o.max_pixels = static_cast<long long>(parse_double(optarg, "--max-pixels", 1, 1e15)); break;
-            case kBackend: o.fft.backend = parse_backend(optarg); break;
+            case kBackend: parse_fft_option(longs[index].name, optarg, o.fft); break;
             case kGlDevice: o.gl.device = parse_int(optarg, "--gl-device", 0, 1024); break;
             case kDepth: o.depth = parse_int(optarg, "--depth", 8, 16); if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16"); break;
             default: throw_option_error(c, argv, optind);

@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
                     prepare_pass_state();
                     p.use();
                     p.set(Uniform::Size, float(size), float(size));
+                    p.set(Uniform::TargetSize, float(size), float(size));
                     p.set(Uniform::Stride, float(size / (2 * f) + 1));
                     glViewport(0, 0, size, size);
                     glActiveTexture(GL_TEXTURE0);

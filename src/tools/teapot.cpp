@@ -55,6 +55,7 @@ struct Options {
     bool verbose = false;
     ContextOptions gl;
     FftOptions fft;
+    bool fft_chosen = false;  // --backend, --radix, --twiddles or --half given
     Camera camera;
 };
 
@@ -91,7 +92,7 @@ void print_help() {
         "  --bench-sizes LIST    comma-separated sizes for --bench\n"
         "  --bench-frames K      frames timed per size (default: about one second's worth, 3..60)\n"
         "  --csv, --json         --bench output format (default: a table)\n"
-        "  --backend NAME        fragment (default) or compute\n"
+        "%s"
         "  --gl-device N         EGL device index for --headless/--bench (default 0, or $GPUFFT_EGL_DEVICE)\n"
         "  -v, --verbose         say what changes (filter, size, view) on standard output\n"
         "  -h, --help, --version\n"
@@ -101,7 +102,7 @@ void print_help() {
         "Mouse: drag to rotate, wheel to zoom.\n"
         "\n"
         "Filters:\n%s",
-        kernel_help().c_str());
+        fft_options_help(), kernel_help().c_str());
 }
 
 std::vector<int> parse_sizes(const std::string& list) {
@@ -135,13 +136,15 @@ Options parse_options_or_throw(int argc, char** argv) {
         {"pitch", required_argument, nullptr, kPitch},        {"distance", required_argument, nullptr, kDistance},
         {"bench-sizes", required_argument, nullptr, kBenchSizes}, {"bench-frames", required_argument, nullptr, kBenchFrames},
         {"csv", no_argument, nullptr, kCsv},                  {"json", no_argument, nullptr, kJson},
-        {"backend", required_argument, nullptr, kBackend},    {"gl-device", required_argument, nullptr, kGlDevice},
+        {"backend", required_argument, nullptr, kBackend}, {"radix", required_argument, nullptr, kBackend},
+        {"twiddles", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},    {"gl-device", required_argument, nullptr, kGlDevice},
         {"verbose", no_argument, nullptr, 'v'},               {"help", no_argument, nullptr, 'h'},
         {"version", no_argument, nullptr, kVersion_},         {nullptr, 0, nullptr, 0}};
     Options o;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":o:vh", longs, nullptr)) != -1) {
+    int index = 0;
+    while ((c = getopt_long(argc, argv, ":o:vh", longs, &index)) != -1) {
         switch (c) {
             case kHeadless: o.headless = true; break;
             case kBench: o.bench = o.headless = true; break;
@@ -171,7 +174,7 @@ Options parse_options_or_throw(int argc, char** argv) {
             case kBenchFrames: o.bench_frames = parse_int(optarg, "--bench-frames", 1, 100000); break;
             case kCsv: o.format = "csv"; break;
             case kJson: o.format = "json"; break;
-            case kBackend: o.fft.backend = parse_backend(optarg); break;
+            case kBackend: parse_fft_option(longs[index].name, optarg, o.fft); o.fft_chosen = true; break;
             case kGlDevice: o.gl.device = parse_int(optarg, "--gl-device", 0, 1024); break;
             case 'v': o.verbose = true; break;
             case 'h': print_help(); std::exit(kExitOk);
@@ -259,6 +262,7 @@ int run_headless(const Options& o) {
 // --- Table 3 -------------------------------------------------------------------------------
 
 struct BenchRow {
+    std::string implementation;  ///< "fragment radix-2", "fragment radix-16", "compute"
     int size = 0;
     double hz = 0, frame_ms = 0, fft_ms = 0;
     std::array<double, kProgramCount> program_ms{};
@@ -267,10 +271,13 @@ struct BenchRow {
     std::string error;
 };
 
-BenchRow bench_size(ProgramCache& programs, TeapotScene& scene, const Kernel& kernel, const Options& o, int size) {
+const Program kPrograms[kProgramCount] = {Program::Fft, Program::Untangle, Program::Scale, Program::Tangle, Program::Pass, Program::Multiply};
+
+BenchRow bench_size(ProgramCache& programs, TeapotScene& scene, const Kernel& kernel, const Options& o, const FftOptions& fft, int size) {
     BenchRow row;
     row.size = size;
-    TeapotFrame frame(programs, scene, size, o.fft);
+    TeapotFrame frame(programs, scene, size, fft);
+    row.implementation = frame.fft().name();
     frame.set_kernel(kernel);
     RenderTarget screen(size, size);
     FrameDisplay display(programs);
@@ -311,66 +318,85 @@ BenchRow bench_size(ProgramCache& programs, TeapotScene& scene, const Kernel& ke
     return row;
 }
 
-void print_bench(const std::vector<BenchRow>& rows, const Options& o, const std::string& device) {
-    const Program programs[kProgramCount] = {Program::Fft, Program::Untangle, Program::Scale, Program::Tangle, Program::Pass, Program::Multiply};
-    if (o.format == "csv") {
-        std::printf("size,backend,frames,hz,frame_ms,fft_gpu_ms");
-        for (Program p : programs) std::printf(",%s_ms,%s_invocations,%s_table1,%s_mflop,%s_mb_read,%s_mb_written", program_name(p), program_name(p), program_name(p), program_name(p), program_name(p), program_name(p));
-        std::printf(",error\n");
-        for (const BenchRow& r : rows) {
-            std::printf("%d,%s,%d,%.4f,%.3f,%.3f", r.size, backend_name(o.fft.backend), r.frames, r.hz, r.frame_ms, r.fft_ms);
-            for (Program p : programs) {
-                size_t i = static_cast<size_t>(p);
-                std::printf(",%.4f,%lld,%lld,%.3f,%.3f,%.3f", r.program_ms[i], r.totals.invocations[i], table1_invocations(p, r.size, r.size),
-                            r.totals.flops[i] * 1e-6, r.totals.bytes_read[i] / 1048576.0, r.totals.bytes_written[i] / 1048576.0);
-            }
-            std::printf(",%s\n", r.error.c_str());
+void print_csv(const std::vector<BenchRow>& rows) {
+    std::printf("implementation,size,frames,hz,frame_ms,fft_gpu_ms");
+    for (Program p : kPrograms)
+        for (const char* what : {"ms", "invocations", "table1", "mflop", "mb_read", "mb_written"}) std::printf(",%s_%s", program_name(p), what);
+    std::printf(",error\n");
+    for (const BenchRow& r : rows) {
+        std::printf("%s,%d,%d,%.4f,%.3f,%.3f", r.implementation.c_str(), r.size, r.frames, r.hz, r.frame_ms, r.fft_ms);
+        for (Program p : kPrograms) {
+            size_t i = static_cast<size_t>(p);
+            std::printf(",%.4f,%lld,%lld,%.3f,%.3f,%.3f", r.program_ms[i], r.totals.invocations[i], table1_invocations(p, r.size, r.size),
+                        r.totals.flops[i] * 1e-6, r.totals.bytes_read[i] / 1048576.0, r.totals.bytes_written[i] / 1048576.0);
         }
-        return;
+        std::printf(",%s\n", r.error.c_str());
     }
-    if (o.format == "json") {
-        std::printf("{\"device\": \"%s\", \"backend\": \"%s\", \"rows\": [", device.c_str(), backend_name(o.fft.backend));
-        for (size_t k = 0; k < rows.size(); ++k) {
-            const BenchRow& r = rows[k];
-            std::printf("%s\n  {\"size\": %d, \"frames\": %d, \"hz\": %.4f, \"frame_ms\": %.3f, \"fft_gpu_ms\": %.3f, \"programs\": {", k ? "," : "", r.size, r.frames, r.hz, r.frame_ms, r.fft_ms);
-            for (int j = 0; j < kProgramCount; ++j) {
-                Program p = programs[j];
-                size_t i = static_cast<size_t>(p);
-                std::printf("%s\"%s\": {\"gpu_ms\": %.4f, \"invocations\": %lld, \"table1\": %lld, \"mflop\": %.3f, \"mb_read\": %.3f, \"mb_written\": %.3f}", j ? ", " : "", program_name(p), r.program_ms[i],
-                            r.totals.invocations[i], table1_invocations(p, r.size, r.size), r.totals.flops[i] * 1e-6, r.totals.bytes_read[i] / 1048576.0, r.totals.bytes_written[i] / 1048576.0);
-            }
-            std::printf("}%s%s%s}", r.error.empty() ? "" : ", \"error\": \"", r.error.c_str(), r.error.empty() ? "" : "\"");
+}
+
+void print_json(const std::vector<BenchRow>& rows, const std::string& device) {
+    std::printf("{\"device\": \"%s\", \"rows\": [", device.c_str());
+    for (size_t k = 0; k < rows.size(); ++k) {
+        const BenchRow& r = rows[k];
+        std::printf("%s\n  {\"implementation\": \"%s\", \"size\": %d, \"frames\": %d, \"hz\": %.4f, \"frame_ms\": %.3f, \"fft_gpu_ms\": %.3f, \"programs\": {",
+                    k ? "," : "", r.implementation.c_str(), r.size, r.frames, r.hz, r.frame_ms, r.fft_ms);
+        for (int j = 0; j < kProgramCount; ++j) {
+            Program p = kPrograms[j];
+            size_t i = static_cast<size_t>(p);
+            std::printf("%s\"%s\": {\"gpu_ms\": %.4f, \"invocations\": %lld, \"table1\": %lld, \"mflop\": %.3f, \"mb_read\": %.3f, \"mb_written\": %.3f}",
+                        j ? ", " : "", program_name(p), r.program_ms[i], r.totals.invocations[i], table1_invocations(p, r.size, r.size),
+                        r.totals.flops[i] * 1e-6, r.totals.bytes_read[i] / 1048576.0, r.totals.bytes_written[i] / 1048576.0);
         }
-        std::printf("\n]}\n");
-        return;
+        std::printf("}%s%s%s}", r.error.empty() ? "" : ", \"error\": \"", r.error.c_str(), r.error.empty() ? "" : "\"");
     }
-    std::printf("Table 3 on %s, %s backend: filtering a rendered teapot frame (RGBA32F, forward + multiply + inverse)\n", device.c_str(), backend_name(o.fft.backend));
-    std::printf("%6s %9s %10s %9s |", "size", "rate Hz", "frame ms", "FFT GPU");
-    for (Program p : programs) std::printf(" %9s", program_name(p));
-    std::printf("   (GPU ms per program; paper at 1024^2: 0.37 Hz)\n");
+    std::printf("\n]}\n");
+}
+
+void print_tables(const std::vector<BenchRow>& rows, const std::string& device) {
+    std::printf("Table 3 on %s: filtering a rendered teapot frame (RGBA32F, forward + multiply + inverse)\n", device.c_str());
+    std::printf("%-18s %6s %9s %10s %9s |", "implementation", "size", "rate Hz", "frame ms", "FFT GPU");
+    for (Program p : kPrograms) std::printf(" %9s", program_name(p));
+    std::printf("   (GPU ms per program; the paper: 0.37 Hz at 1024^2)\n");
     for (const BenchRow& r : rows) {
         if (!r.error.empty()) {
-            std::printf("%6d  %s\n", r.size, r.error.c_str());
+            std::printf("%-18s %6d  %s\n", r.implementation.c_str(), r.size, r.error.c_str());
             continue;
         }
-        std::printf("%6d %9.2f %10.2f %9.2f |", r.size, r.hz, r.frame_ms, r.fft_ms);
-        for (Program p : programs) std::printf(" %9.3f", r.program_ms[static_cast<size_t>(p)]);
+        std::printf("%-18s %6d %9.2f %10.2f %9.2f |", r.implementation.c_str(), r.size, r.hz, r.frame_ms, r.fft_ms);
+        for (Program p : kPrograms) std::printf(" %9.3f", r.program_ms[static_cast<size_t>(p)]);
         std::printf("\n");
     }
-    // Tables 1 and 2 at each size: our plan against the paper's formulas.
+    // Tables 1 and 2 for each implementation at one size (1024^2 where measured; --csv has all).
+    std::vector<std::string> done;
     for (const BenchRow& r : rows) {
-        if (!r.error.empty()) continue;
-        std::printf("\nTables 1 and 2 at %dx%d: fragments per program (ours | Table 1), operations, MB read / written\n", r.size, r.size);
-        std::printf("  %-9s %14s %14s %16s %16s %11s %11s %11s %11s\n", "program", "invocations", "Table 1", "flops (ours)", "instr (paper)", "MB read", "(paper)", "MB written", "(paper)");
-        for (Program p : programs) {
+        if (!r.error.empty() || std::find(done.begin(), done.end(), r.implementation) != done.end()) continue;
+        const BenchRow* pick = &r;
+        for (const BenchRow& other : rows)
+            if (other.implementation == r.implementation && other.error.empty() && other.size == 1024) pick = &other;
+        done.push_back(r.implementation);
+        const BenchRow& b = *pick;
+        std::printf("\nTables 1 and 2, %s at %dx%d: fragments per program (ours | Table 1), operations, MB read / written\n",
+                    b.implementation.c_str(), b.size, b.size);
+        std::printf("  %-9s %14s %14s %16s %16s %11s %11s %11s %11s\n", "program", "invocations", "Table 1", "flops (ours)", "instr (paper)",
+                    "MB read", "(paper)", "MB written", "(paper)");
+        for (Program p : kPrograms) {
             size_t i = static_cast<size_t>(p);
-            long long t1 = table1_invocations(p, r.size, r.size);
+            long long t1 = table1_invocations(p, b.size, b.size);
             PaperInstructions pi = paper_instructions(p);
-            std::printf("  %-9s %14lld %14lld %16.0f %16lld %11.1f %11.1f %11.1f %11.1f\n", program_name(p), r.totals.invocations[i], t1, r.totals.flops[i],
-                        t1 * pi.arithmetic, r.totals.bytes_read[i] / 1048576.0, t1 * pi.texture * 16.0 / 1048576.0,
-                        r.totals.bytes_written[i] / 1048576.0, t1 * 16.0 / 1048576.0);
+            std::printf("  %-9s %14lld %14lld %16.0f %16lld %11.1f %11.1f %11.1f %11.1f\n", program_name(p), b.totals.invocations[i], t1,
+                        b.totals.flops[i], t1 * pi.arithmetic, b.totals.bytes_read[i] / 1048576.0, t1 * pi.texture * 16.0 / 1048576.0,
+                        b.totals.bytes_written[i] / 1048576.0, t1 * 16.0 / 1048576.0);
         }
     }
+}
+
+/// What --bench compares: the implementation asked for, else every one this build has.
+std::vector<FftOptions> bench_implementations(const Options& o) {
+    if (o.fft_chosen) return {o.fft};
+    FftOptions radix2 = o.fft, fast = o.fft;
+    radix2.radix = 2;
+    fast.radix = 0;
+    return {radix2, fast};
 }
 
 int run_bench(const Options& o) {
@@ -386,19 +412,24 @@ int run_bench(const Options& o) {
         if (max_texture_side() >= 4096) sizes.push_back(4096);
     }
     std::vector<BenchRow> rows;
-    for (int size : sizes) {
-        try {
-            if (size > max_texture_side()) throw Error("above this GPU's limit of " + std::to_string(max_texture_side()));
-            rows.push_back(bench_size(programs, scene, filters[selected], o, size));
-        } catch (const std::exception& e) {
-            BenchRow r;
-            r.size = size;
-            r.error = std::string("does not fit: ") + e.what();
-            rows.push_back(r);
+    for (const FftOptions& fft : bench_implementations(o)) {
+        for (int size : sizes) {
+            try {
+                if (size > max_texture_side()) throw Error("above this GPU's limit of " + std::to_string(max_texture_side()));
+                rows.push_back(bench_size(programs, scene, filters[selected], o, fft, size));
+            } catch (const std::exception& e) {
+                BenchRow r;
+                r.implementation = rows.empty() ? backend_name(fft.backend) : rows.back().implementation;
+                r.size = size;
+                r.error = std::string("does not fit: ") + e.what();
+                rows.push_back(r);
+            }
+            if (o.verbose) std::fprintf(stderr, "%s: %s %d done\n", kTool, rows.back().implementation.c_str(), size);
         }
-        if (o.verbose) std::fprintf(stderr, "%s: %d done\n", kTool, size);
     }
-    print_bench(rows, o, describe_gl());
+    if (o.format == "csv") print_csv(rows);
+    else if (o.format == "json") print_json(rows, describe_gl());
+    else print_tables(rows, describe_gl());
     return kExitOk;
 }
 
