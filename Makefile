@@ -4,6 +4,7 @@
 #   make test       build and run every test; ends with "N passed, N failed"
 #   make demo       the main job: filter the bundled images/ into out/<filter>/
 #   make images     regenerate the bundled images in images/ (needs a GL context)
+#   make cufft      the cuFFT peer program bin/cufft_filter (needs nvcc; run on an NVIDIA GPU)
 #   DEBUG=1         -O0 -g and a glGetError check after GL calls
 #   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (objects in obj-sanitize/)
 
@@ -37,7 +38,7 @@ PROGRAMS := $(sort $(wildcard programs/*))
 DEMO_FILTERS := gaussian:4 disk:6 motion:25,30 sharpen:1.5 lowpass:0.1 highpass:0.05 \
                 images/kernels/hexagon.png images/kernels/star-streak.png images/kernels/chromatic.png
 
-.PHONY: all deps test demo images clean
+.PHONY: all deps test demo images cufft clean
 # Keep the objects of tools and tests: they are not intermediate files to delete.
 .SECONDARY:
 all: deps $(TOOLS) $(TESTS)
@@ -88,6 +89,14 @@ demo: all
 	done
 	@echo "== spectra -> out/spectrum/"; $(BIN)/fftfilter -f --spectrum -o out/spectrum/ images/*.png
 	@echo "Filtered images are in $(CURDIR)/out/ (one folder per filter, spectra in out/spectrum/)."
+
+# The cuFFT peer (test/cufft_filter.cu): only where nvcc exists, never part of all or test.
+cufft: $(BIN)/cufft_filter
+$(BIN)/cufft_filter: test/cufft_filter.cu
+	@command -v nvcc >/dev/null || { echo "make cufft needs nvcc (the CUDA toolkit)"; exit 1; }
+	@mkdir -p $(@D)
+	nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 $< -o $@ \
+	    -lcufft -Xlinker -rpath=/usr/local/cuda/lib64 -lfftw3 -lm
 
 images: $(BIN)/makeimages
 	$(BIN)/makeimages images

@@ -42,16 +42,18 @@ inline gpufft::Fft2D* fft(Size s, const gpufft::FftOptions& o = {}) {
     return slot.get();
 }
 
-/// The implementations every numerical test runs on: the paper's radix-2 chain and the fast chain
-/// (which falls back to radix 2 below 4x4).
+/// The implementations every numerical test runs on: the paper's radix-2 chain, the fast chain
+/// (which falls back to radix 2 below 4x4) and the compute backend.
 struct Chain {
     const char* name;
     gpufft::FftOptions options;
 };
 inline std::vector<Chain> chains() {
-    gpufft::FftOptions radix2, fast;
+    gpufft::FftOptions radix2, fast, compute;
     radix2.radix = 2;
-    return {{"radix-2", radix2}, {"fast", fast}};
+    fast.backend = gpufft::Backend::Fragment;
+    compute.backend = gpufft::Backend::Compute;
+    return {{"radix-2", radix2}, {"fast", fast}, {"compute", compute}};
 }
 
 /// The quick sizes given, plus 2048^2, 4096^2 and 4096 x 1024 in the heavier tier.

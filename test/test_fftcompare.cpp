@@ -35,7 +35,7 @@ TEST(csv_parses_and_holds_the_bounds) {
     test::Result r = test::run(fftcompare() + kSmall + " --csv");
     EXPECT(r.status == 0, r.err);
     std::vector<std::string> lines = split(r.out, '\n');
-    EXPECT(lines.size() == 11, lines.size(), " lines (a header and 5 sizes x 2 implementations): ", r.out);
+    EXPECT(lines.size() == 16, lines.size(), " lines (a header and 5 sizes x 3 implementations): ", r.out);
     if (lines.size() < 2) return;
     std::vector<std::string> header = split(lines[0], ',');
     auto col = [&](const char* name) {
@@ -54,13 +54,13 @@ TEST(csv_parses_and_holds_the_bounds) {
         EXPECT(std::stod(cells[col("gpu_ms")]) > 0 && std::stod(cells[col("fftwf_1t_ms")]) > 0, cells[0], " ", cells[1], ": no timings");
         implementations.insert(cells[col("implementation")]);
     }
-    EXPECT(implementations == std::set<std::string>({"fragment radix-2", "fragment radix-16"}), "implementations side by side");
+    EXPECT(implementations == std::set<std::string>({"fragment radix-2", "fragment radix-16", "compute"}), "implementations side by side");
 }
 
 TEST(json_parses) {  // (the CSV test above also checks both implementations ran)
     test::Result r = test::run(fftcompare() + kSmall + " --json --no-speed");
     EXPECT(r.status == 0, r.err);
-    // A structural check without a JSON library: balanced brackets outside strings, five rows.
+    // A structural check without a JSON library: balanced brackets outside strings, 5 sizes x 3 rows.
     int depth = 0, rows = 0;
     bool in_string = false, balanced = true;
     for (char c : r.out) {
@@ -70,7 +70,7 @@ TEST(json_parses) {  // (the CSV test above also checks both implementations ran
         if (c == '}' || c == ']') balanced &= --depth >= 0;
     }
     for (size_t p = 0; (p = r.out.find("\"size\":", p)) != std::string::npos; ++p) ++rows;
-    EXPECT(balanced && depth == 0 && !in_string && rows == 10, "rows ", rows, ": ", r.out);
+    EXPECT(balanced && depth == 0 && !in_string && rows == 15, "rows ", rows, ": ", r.out);
     EXPECT(r.out.find("\"gpu_rel_rms\"") != std::string::npos && r.out.find("\"fftw\": \"fftw-3") != std::string::npos, r.out);
 }
 

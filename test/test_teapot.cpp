@@ -89,11 +89,16 @@ TEST(spectrum_view_equals_fftfilter_spectrum) {
 
 TEST(a_key_press_changes_the_filter) {
     TempDir dir;
-    // f: the next filter after gaussian:4 is box:9; p saves the window; q quits.
+    // f: the next filter after gaussian:4 is box:9; p saves the window; q quits. Each key waits for
+    // the program to show it acted on the last one (the log, the screenshot), so load cannot race it.
     std::string script =
-        "cd " + dir.path() + " && (" + teapot() + " --size 128 --frames 100000 -v > log.txt 2>&1 & pid=$!; "
-        "wid=$(xdotool search --sync --name teapot | head -1); xdotool mousemove --window $wid 10 10; sleep 0.3; "
-        "xdotool key --window $wid f; sleep 0.3; xdotool key --window $wid p; sleep 0.5; "
+        "cd " + dir.path() + " && (" + teapot() + " --size 128 --frames 20000 -v > log.txt 2>&1 & pid=$!; "
+        "until_seen() { for i in $(seq 200); do eval \"$1\" && return 0; sleep 0.1; done; return 1; }; "
+        "until_seen \"grep -q gaussian:4 log.txt\"; "
+        "wid=$(timeout 20 xdotool search --sync --onlyvisible --name \"^teapot\" | head -1); "
+        "xdotool mousemove --window $wid 10 10; "
+        "xdotool key --window $wid f; until_seen \"grep -q box:9 log.txt\"; "
+        "xdotool key --window $wid p; until_seen \"test -s teapot-1.png\"; "
         "xdotool key --window $wid q; wait $pid)";
     test::Result r = test::run(xvfb("bash -c '" + script + "'"));
     EXPECT(r.status == 0, "exit ", r.status, ": ", r.err);
@@ -175,21 +180,25 @@ TEST(bench_reports_table3_in_every_format) {
     auto column = [&](const std::string& name) {
         return static_cast<size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
     };
-    int rows = 0, radix2 = 0;
+    int rows = 0, radix2 = 0, compute = 0;
     while (std::getline(lines, line)) {
         std::vector<std::string> cells;
         for (std::istringstream l(line); std::getline(l, header, ',');) cells.push_back(header);
         if (cells.size() + 1 < columns.size()) continue;
         ++rows;
         EXPECT(std::stod(cells[column("hz")]) > 0, "rate ", cells[column("hz")]);
-        EXPECT(std::stod(cells[column("fft_ms")]) > 0, "no GPU time for the FFT: ", line);
+        EXPECT(std::stod(cells[column("fft_gpu_ms")]) > 0, "no GPU time for the FFT: ", line);
         if (cells[column("implementation")] == "fragment radix-2") {
             ++radix2;
             EXPECT(cells[column("fft_invocations")] == cells[column("fft_table1")], "FFT invocations differ from Table 1: ", line);
             EXPECT(cells[column("multiply_invocations")] == cells[column("multiply_table1")], "multiply invocations: ", line);
         }
+        if (cells[column("implementation")] == "compute") {
+            ++compute;
+            EXPECT(cells[column("fft_invocations")].empty(), "the compute backend runs no fragment programs: ", line);
+        }
     }
-    EXPECT(rows == 4 && radix2 == 2, rows, " CSV rows, ", radix2, " radix-2: ", csv.out);
+    EXPECT(rows == 6 && radix2 == 2 && compute == 2, rows, " CSV rows, ", radix2, " radix-2, ", compute, " compute: ", csv.out);
     test::Result json = test::run(teapot() + " --bench --bench-sizes 64 --bench-frames 2 --json");
     EXPECT(json.status == 0 && json.out.find("\"size\": 64") != std::string::npos &&
                json.out.find("\"fft\": {\"gpu_ms\"") != std::string::npos && json.out.back() == '\n',

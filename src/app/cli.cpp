@@ -53,6 +53,10 @@ bool parse_fft_option(const std::string& option, const char* value, FftOptions& 
         std::string v = value;
         if (v != "table" && v != "computed") throw UsageError("--twiddles " + v + ": table or computed");
         fft.computed_twiddles = v == "computed";
+    } else if (option == "compute-radix") {
+        fft.compute_radix = parse_int(value, "--compute-radix", 4, 16);
+        if (fft.compute_radix != 4 && fft.compute_radix != 8 && fft.compute_radix != 16)
+            throw UsageError("--compute-radix must be 4, 8 or 16");
     } else if (option == "half") {
         fft.storage = Storage::Float16;
     } else {
@@ -66,7 +70,8 @@ const char* fft_options_help() {
            "  --radix 2|auto        2: the paper's radix-2 chain; auto (default): radix 16 over eight\n"
            "                        render targets where the GPU allows\n"
            "  --twiddles KIND       table (default: computed in double on the CPU) or computed (in the shader)\n"
-           "  --half                RGBA16F intermediate targets (faster, ~1e-3 accurate; never the default)\n";
+           "  --half                RGBA16F intermediate targets (faster, ~1e-3 accurate; never the default)\n"
+           "  --compute-radix R     compute backend: largest stage radix 4, 8 or 16 (default 4)\n";
 }
 
 std::string describe_fft(const Fft2D& fft) { return fft.name(); }
@@ -81,6 +86,8 @@ int report(const char* tool, const std::string& message, int status) {
 }
 
 int run_tool(const char* tool, const std::function<int()>& body) {
+    // Line by line even into a pipe: a tool stopped by a time limit keeps what it measured.
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     try {
         return body();
     } catch (const UsageError& e) {

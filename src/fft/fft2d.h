@@ -22,12 +22,16 @@ struct FftOptions {
     /// the fast chain (radix 16 over eight render targets) wherever the GPU and the size allow it.
     int radix = 0;
     bool computed_twiddles = false;  ///< fast chain: W computed in the shader instead of read from the table
+    /// Compute backend: the largest stage radix, 4, 8 or 16; 0 (auto) is 4: the fastest on the
+    /// H200 (larger radices spill registers) and the quickest for llvmpipe's JIT to compile.
+    int compute_radix = 0;
 };
 
 /// GPU time of one run per program (timer queries, milliseconds), filled when asked for.
 struct Profile {
     std::array<double, kProgramCount> program_ms{};
     std::vector<double> pass_ms;  ///< one entry per pass (fragment) or dispatch (compute)
+    std::vector<std::string> pass_labels;
     double total_ms = 0;
 };
 
@@ -83,7 +87,7 @@ public:
     double milliseconds();  ///< waits for the result
 
 private:
-    GLuint query_ = 0;
+    GLuint queries_[2] = {0, 0};
 };
 
 }  // namespace gpufft

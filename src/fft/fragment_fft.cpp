@@ -209,6 +209,7 @@ void FragmentFft::run(const Plan& plan, const Texture& src, RenderTarget& dst, c
                 ++i;
             }
             profile->pass_ms.push_back(pass_ms);
+            profile->pass_labels.push_back(pass.label);
             profile->total_ms += pass_ms;
         }
     }

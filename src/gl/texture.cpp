@@ -1,5 +1,6 @@
 #include "gl/texture.h"
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -133,6 +134,28 @@ void RenderTarget::bind_for_drawing() const {
 }
 
 void RenderTarget::download(float* rgba) const {
+    // Through a pixel-pack buffer (a GPU-side copy, then one mapped read): glReadPixels straight
+    // into client memory took 0.7 s for 1024^2 RGBA32F on the H200 after compute-shader stores
+    // (1.3 ms after drawing).
+    const GLsizeiptr bytes = static_cast<GLsizeiptr>(width()) * height() * 4 * static_cast<GLsizeiptr>(sizeof(float));
+    GLuint buffer = 0;
+    glGenBuffers(1, &buffer);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer);
+    glBufferData(GL_PIXEL_PACK_BUFFER, bytes, nullptr, GL_STREAM_READ);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glBindTexture(GL_TEXTURE_RECTANGLE, texture_.id());
+    glGetTexImage(GL_TEXTURE_RECTANGLE, 0, GL_RGBA, GL_FLOAT, nullptr);
+    const void* mapped = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, bytes, GL_MAP_READ_BIT);
+    if (mapped) std::memcpy(rgba, mapped, static_cast<size_t>(bytes));
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glDeleteBuffers(1, &buffer);
+    check_gl("reading a render target back");
+    if (!mapped) throw GlError("cannot map the read-back buffer");
+}
+
+void RenderTarget::download_read_pixels(float* rgba) const {
     glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_);
     glReadBuffer(GL_COLOR_ATTACHMENT0);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);

@@ -63,6 +63,8 @@ public:
     /// Reads the whole target back: width*height RGBA floats, row 0 first.
     std::vector<float> download() const;
     void download(float* rgba) const;
+    /// The same by glReadPixels into client memory (kept for measuring the difference).
+    void download_read_pixels(float* rgba) const;
 
 private:
     Texture texture_;

@@ -2,6 +2,7 @@
 // (four 32-bit channels: forward 2D FFT, multiply by an impulse response's spectrum, inverse),
 // accuracy against FFTW in double precision next to FFTW in single precision, and speed.
 #include "app/cli.h"
+#include "fft/compute_fft.h"
 #include "fft/fftw_filter.h"
 #include "fft/fragment_fft.h"
 #include "fft/filter.h"
@@ -118,7 +119,7 @@ Options parse_options_or_throw(int argc, char** argv) {
         {"max-error", required_argument, nullptr, kMaxError}, {"max-ratio", required_argument, nullptr, kMaxRatio},
         {"csv", no_argument, nullptr, kCsv},             {"json", no_argument, nullptr, kJson},
         {"plot", required_argument, nullptr, kPlot},     {"backend", required_argument, nullptr, kBackend}, {"radix", required_argument, nullptr, kBackend},
-        {"twiddles", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},
+        {"twiddles", required_argument, nullptr, kBackend}, {"compute-radix", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},
         {"gl-device", required_argument, nullptr, kGlDevice}, {"test-corrupt-spectrum", no_argument, nullptr, kCorrupt},
         {"pass-costs", no_argument, nullptr, kPassCosts},
         {"quiet", no_argument, nullptr, 'q'},            {"help", no_argument, nullptr, 'h'},
@@ -409,7 +410,29 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
     for (Size s : o.sizes) {
         std::unique_ptr<Fft2D> base = make_fft(programs, s.m, s.n, o.fft);
         auto* fft = dynamic_cast<FragmentFft*>(base.get());
-        if (!fft) throw UsageError("--pass-costs measures the fragment backend");
+        if (!fft) {  // the compute backend: per dispatch, and the read-back
+            std::vector<float> image = make_image(o, nullptr, s, 5);
+            base->input().upload(image.data());
+            Filter filter(*base, image);
+            std::vector<std::vector<double>> per(8);
+            std::vector<double> total, download;
+            std::vector<std::string> labels;
+            std::vector<float> out(image.size());
+            for (int r = 0; r <= (o.repeat ? o.repeat : 9); ++r) {
+                Profile p;
+                filter.apply(base->input(), base->output(), &p);
+                double d = wall_ms([&] { base->output().download(out.data()); });
+                if (r == 0) continue;
+                labels = p.pass_labels;
+                total.push_back(p.total_ms);
+                download.push_back(d);
+                for (size_t k = 0; k < p.pass_ms.size() && k < per.size(); ++k) per[k].push_back(p.pass_ms[k] * 1e3);
+            }
+            std::printf("\n%s (%s): filter %.4f ms in %zu dispatches; read-back %.3f ms\n", size_name(s).c_str(), base->name().c_str(),
+                        median(total), labels.size(), median(download));
+            for (size_t k = 0; k < labels.size(); ++k) std::printf("  %-36s %10.1f us\n", labels[k].c_str(), median(per[k]));
+            continue;
+        }
         std::vector<float> image = make_image(o, nullptr, s, 5);
         fft->input().upload(image.data());
         Filter filter(*fft, image);
@@ -516,17 +539,24 @@ int run(Options o) {
     }
     std::vector<FftOptions> implementations = {o.fft};
     if (!o.fft_chosen) {  // every implementation side by side
-        FftOptions radix2 = o.fft;
+        FftOptions radix2 = o.fft, fast = o.fft, compute = o.fft;
         radix2.radix = 2;
-        implementations = {radix2, o.fft};
+        fast.backend = Backend::Fragment;
+        compute.backend = Backend::Compute;
+        implementations = {radix2, fast};
+        if (ComputeFft::supported(2)) implementations.push_back(compute);
     }
     std::vector<Row> rows;
     for (Size s : o.sizes) {
         if (o.verbosity) std::fprintf(stderr, "%s: %s ...\n", kTool, size_name(s).c_str());
         for (Row& r : measure(programs, o, png.get(), kernel.get(), s, implementations)) rows.push_back(r);
     }
-    // Implementation by implementation, sizes in order, in the tables.
-    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) { return a.implementation < b.implementation; });
+    // Implementation by implementation (in the order they ran: the paper's chain first), sizes in order.
+    std::vector<std::string> order;
+    for (const Row& r : rows)
+        if (std::find(order.begin(), order.end(), r.implementation) == order.end()) order.push_back(r.implementation);
+    auto rank = [&](const Row& r) { return std::find(order.begin(), order.end(), r.implementation) - order.begin(); };
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) { return rank(a) < rank(b); });
     if (o.format == "csv") print_csv(rows);
     else if (o.format == "json") print_json(rows, o, gpu, cpu);
     else print_table(rows, o, gpu, cpu);

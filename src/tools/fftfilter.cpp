@@ -99,7 +99,7 @@ Options parse_options_or_throw(int argc, char** argv) {
         {"no-normalize", no_argument, nullptr, kNoNormalize}, {"linear", no_argument, nullptr, kLinear},
         {"premultiply", no_argument, nullptr, kPremultiply},  {"max-fft", required_argument, nullptr, kMaxFft},
         {"max-pixels", required_argument, nullptr, kMaxPixels}, {"backend", required_argument, nullptr, kBackend}, {"radix", required_argument, nullptr, kBackend},
-        {"twiddles", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},
+        {"twiddles", required_argument, nullptr, kBackend}, {"compute-radix", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},
         {"gl-device", required_argument, nullptr, kGlDevice},   {"depth", required_argument, nullptr, kDepth},
         {nullptr, 0, nullptr, 0}};
     Options o;

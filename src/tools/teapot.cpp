@@ -2,6 +2,7 @@
 // target, filtered by the fragment-program FFT and shown, interactively in a freeglut window or
 // headless through EGL; --bench prints Table 3 (and Tables 1 and 2) for this machine.
 #include "app/cli.h"
+#include "fft/compute_fft.h"
 #include "fft/plan.h"
 #include "image/files.h"
 #include "image/kernels.h"
@@ -137,7 +138,7 @@ Options parse_options_or_throw(int argc, char** argv) {
         {"bench-sizes", required_argument, nullptr, kBenchSizes}, {"bench-frames", required_argument, nullptr, kBenchFrames},
         {"csv", no_argument, nullptr, kCsv},                  {"json", no_argument, nullptr, kJson},
         {"backend", required_argument, nullptr, kBackend}, {"radix", required_argument, nullptr, kBackend},
-        {"twiddles", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},    {"gl-device", required_argument, nullptr, kGlDevice},
+        {"twiddles", required_argument, nullptr, kBackend}, {"compute-radix", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},    {"gl-device", required_argument, nullptr, kGlDevice},
         {"verbose", no_argument, nullptr, 'v'},               {"help", no_argument, nullptr, 'h'},
         {"version", no_argument, nullptr, kVersion_},         {nullptr, 0, nullptr, 0}};
     Options o;
@@ -268,6 +269,7 @@ struct BenchRow {
     std::array<double, kProgramCount> program_ms{};
     Totals totals;
     int frames = 0;
+    bool fragment_programs = false;  ///< false for the compute backend: no per-program figures
     std::string error;
 };
 
@@ -314,7 +316,10 @@ BenchRow bench_size(ProgramCache& programs, TeapotScene& scene, const Kernel& ke
         for (auto& a : per_program) v.push_back(a[static_cast<size_t>(p)]);
         row.program_ms[static_cast<size_t>(p)] = median(v);
     }
-    if (const Plan* plan = frame.fft().filter_plan()) row.totals = plan_totals(*plan);
+    if (const Plan* plan = frame.fft().filter_plan()) {
+        row.totals = plan_totals(*plan);
+        row.fragment_programs = true;
+    }
     return row;
 }
 
@@ -327,6 +332,10 @@ void print_csv(const std::vector<BenchRow>& rows) {
         std::printf("%s,%d,%d,%.4f,%.3f,%.3f", r.implementation.c_str(), r.size, r.frames, r.hz, r.frame_ms, r.fft_ms);
         for (Program p : kPrograms) {
             size_t i = static_cast<size_t>(p);
+            if (!r.fragment_programs) {
+                std::printf(",,,,,,");
+                continue;
+            }
             std::printf(",%.4f,%lld,%lld,%.3f,%.3f,%.3f", r.program_ms[i], r.totals.invocations[i], table1_invocations(p, r.size, r.size),
                         r.totals.flops[i] * 1e-6, r.totals.bytes_read[i] / 1048576.0, r.totals.bytes_written[i] / 1048576.0);
         }
@@ -340,7 +349,7 @@ void print_json(const std::vector<BenchRow>& rows, const std::string& device) {
         const BenchRow& r = rows[k];
         std::printf("%s\n  {\"implementation\": \"%s\", \"size\": %d, \"frames\": %d, \"hz\": %.4f, \"frame_ms\": %.3f, \"fft_gpu_ms\": %.3f, \"programs\": {",
                     k ? "," : "", r.implementation.c_str(), r.size, r.frames, r.hz, r.frame_ms, r.fft_ms);
-        for (int j = 0; j < kProgramCount; ++j) {
+        for (int j = 0; j < kProgramCount && r.fragment_programs; ++j) {
             Program p = kPrograms[j];
             size_t i = static_cast<size_t>(p);
             std::printf("%s\"%s\": {\"gpu_ms\": %.4f, \"invocations\": %lld, \"table1\": %lld, \"mflop\": %.3f, \"mb_read\": %.3f, \"mb_written\": %.3f}",
@@ -363,16 +372,18 @@ void print_tables(const std::vector<BenchRow>& rows, const std::string& device) 
             continue;
         }
         std::printf("%-18s %6d %9.2f %10.2f %9.2f |", r.implementation.c_str(), r.size, r.hz, r.frame_ms, r.fft_ms);
-        for (Program p : kPrograms) std::printf(" %9.3f", r.program_ms[static_cast<size_t>(p)]);
+        for (Program p : kPrograms)
+            if (r.fragment_programs) std::printf(" %9.3f", r.program_ms[static_cast<size_t>(p)]);
+        if (!r.fragment_programs) std::printf(" (compute shaders: no fragment programs)");
         std::printf("\n");
     }
     // Tables 1 and 2 for each implementation at one size (1024^2 where measured; --csv has all).
     std::vector<std::string> done;
     for (const BenchRow& r : rows) {
-        if (!r.error.empty() || std::find(done.begin(), done.end(), r.implementation) != done.end()) continue;
+        if (!r.error.empty() || !r.fragment_programs || std::find(done.begin(), done.end(), r.implementation) != done.end()) continue;
         const BenchRow* pick = &r;
         for (const BenchRow& other : rows)
-            if (other.implementation == r.implementation && other.error.empty() && other.size == 1024) pick = &other;
+            if (other.implementation == r.implementation && other.error.empty() && other.fragment_programs && other.size == 1024) pick = &other;
         done.push_back(r.implementation);
         const BenchRow& b = *pick;
         std::printf("\nTables 1 and 2, %s at %dx%d: fragments per program (ours | Table 1), operations, MB read / written\n",
@@ -393,10 +404,14 @@ void print_tables(const std::vector<BenchRow>& rows, const std::string& device) 
 /// What --bench compares: the implementation asked for, else every one this build has.
 std::vector<FftOptions> bench_implementations(const Options& o) {
     if (o.fft_chosen) return {o.fft};
-    FftOptions radix2 = o.fft, fast = o.fft;
+    FftOptions radix2 = o.fft, fast = o.fft, compute = o.fft;
     radix2.radix = 2;
     fast.radix = 0;
-    return {radix2, fast};
+    fast.backend = Backend::Fragment;
+    compute.backend = Backend::Compute;
+    std::vector<FftOptions> all = {radix2, fast};
+    if (ComputeFft::supported(2)) all.push_back(compute);
+    return all;
 }
 
 int run_bench(const Options& o) {
