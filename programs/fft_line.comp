@@ -1,72 +1,173 @@
-// fft_line.comp: the compute backend. One workgroup transforms whole lines (a row pair, or a
-// column pair of the compressed layout) in shared memory: the Intel article's one-dispatch-per-axis
-// technique (seeds 000/001), Stockham stages of radix 16, 8, 4 (seed 002), with the paper's
-// real-to-complex packing (Eq. 7-8) and compressed layout (Eq. 9-10) folded into the loads and
-// stores. A filter is three dispatches: rows, columns (forward, multiply, inverse), rows.
+// fft_line.comp: the compute backend. Workgroups transform whole lines (row pairs, or column pairs
+// of the compressed layout) in shared memory and registers: the Intel article's one dispatch per
+// axis (seeds 000/001), Stockham stages of radix 16, 8, 4 (seed 002), with the paper's
+// real-to-complex packing (Eq. 7-8) and compressed layout (Eq. 9-10) folded into loads and stores.
+// A filter is three dispatches: rows, columns (forward, multiply, inverse), rows.
 //
-// Each of the T = L / R threads holds R elements (vec4 real and imaginary parts: the four
-// channels) in registers. A stage of radix r with output stride P = L / S (S the size of the
+// Each of the T = L / R threads of a line holds R elements (vec4 real and imaginary parts: the
+// four channels) in registers. A stage of radix r with output stride P = L / S (S the size of the
 // partitions it produces) runs R / r butterflies per thread; butterfly b (= thread + i T) with
 // p = b mod P and u = b div P reads the elements p + u P r + t P (t < r), multiplies them by
 // W_S^(u t) = W_L^(u t P) (from a table made in double on the CPU) and writes its r outputs to
 // b + k L / r: Eq. 6 at radix r, natural order in and out. Between stages the elements pass
-// through shared memory, COMPONENTS real or imaginary parts of a channel at a time (as many as the
-// GL's shared memory holds), with one float of padding per 32 against bank conflicts.
+// through shared memory, COMPONENTS floats of each at a time (all 8, or rounds of 4, 2 or 1).
 //
-// Column variants come twice: with PAIR0 for columns 0 and M/2 (one workgroup), and without for
-// column pairs 1 .. M/2 - 1 (M/2 - 1 workgroups).
-// Variants (exactly one):
-//   ROWS_FORWARD     line r < N/2: image rows r and r + N/2 as one complex row (Eq. 7); stores the
-//                    transform H_r(u) tangled, as the paper's row stage leaves it: the real part in
-//                    row r, the imaginary part in row r + N/2
-//   COLUMNS_FORWARD  line p < M/2: untangles H on load (Eq. 8, times u_scale = 1/M), the column
-//                    transform, stores the compressed layout of Eq. 10 times u_gain = 1/N (pair 0:
-//                    columns 0 and M/2 untangled again, Eq. 9)
-//   COLUMNS_FILTER   as COLUMNS_FORWARD up to the last forward stage, then the multiply by the
-//                    kernel's spectrum (u_kernel, Eq. 10) times u_gain = M, then the inverse column
-//                    transform; stores tangled row pairs for ROWS_INVERSE
-//   COLUMNS_INVERSE  loads the compressed layout of Eq. 10 (pair 0 tangled again, Eq. 7), the
-//                    inverse column transform, stores tangled row pairs
-//   ROWS_INVERSE     loads the tangled row pairs, the inverse row transform, stores rows r (real
-//                    part) and r + N/2 (imaginary part) of the image
-// Defines also give LENGTH, RADIX (the largest stage radix), THREADS (LENGTH / RADIX), FORWARD_STAGES / FORWARD_RADICES,
-// INVERSE_STAGES / INVERSE_RADICES (for COLUMNS_FILTER the inverse starts with the forward's last
-// radix) and COMPONENTS.
+// A workgroup holds LINES lines (G), lane-interleaved: invocation i is thread i / G of line i % G,
+// so a warp reads G neighbouring rows (or columns) together, the 2D footprint the GPU's tiled
+// texture layout serves fastest (measured on the H200: a row-by-row pattern ran 3-4x slower).
+//
+// Lines longer than shared memory holds take the four-step route (Bailey): a line of F = L1 L2
+// elements as L2 sub-lines of length L1 (elements n2 + L2 n1, step A, then the twiddle
+// W_F^(n2 k1)) and L1 sub-lines of length L2 (elements k1 L2 + n2 of what A stored, step B, whose
+// output k2 is the element k1 + L1 k2 of the line's transform). STEP_A and STEP_B are those
+// dispatches; neither defined: the whole line at once (SUBLINES = 1).
+//
+// Defines, from compute_fft.cpp: LENGTH (this dispatch's transform length), RADIX, THREADS
+// (LENGTH / RADIX), LINES, GROUP_SIZE (THREADS * LINES), COMPONENTS, PAD_EVERY (one element of padding per that many, 0: none),
+// SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), WIDTH and HEIGHT (M and N), the
+// stage calls FORWARD_TRANSFORM / INVERSE_TRANSFORM with their first and last radices, and one of
+// each group:
+//   ROWS (line a < N/2: image rows a and a + N/2 as one complex line, Eq. 7), COLUMNS (line p:
+//        columns p and M - p of the compressed layout, 0 < p < M/2), or COLUMNS with PAIR0
+//        (columns 0 and M/2, two real columns as one complex line)
+//   LOAD_ROW_PAIR      real part from row a, imaginary part from row a + N/2
+//   LOAD_UNTANGLED     the column transform's input from the row transforms H (Eq. 8, times u_scale)
+//   LOAD_SPECTRUM      the compressed layout of Eq. 10 (pair 0: Eq. 9, tangled again by Eq. 7)
+//   LOAD_COLUMN_PAIR   real part from column p, imaginary part from column M - p (pair 0: 0, M/2)
+//   FORWARD, INVERSE, or FILTER (forward, the multiply by u_kernel (Eq. 10) times u_gain, inverse)
+//   MULTIPLY_LAST      FORWARD that ends with FILTER's multiply (step B of a long filter)
+//   STORE_ROW_PAIR     as LOAD_ROW_PAIR
+//   STORE_SPECTRUM     Eq. 10 times u_gain (pair 0: untangled again, Eq. 9)
+//   STORE_COLUMN_PAIR  as LOAD_COLUMN_PAIR
+//   STORE_ROW_PAIRS    a column line's inverse as tangled row pairs H, for the inverse row pass
 
 const int L = LENGTH;
 const int R = RADIX;
-const int T = THREADS;   // L / R (a literal: layout qualifiers need one before GLSL 4.40)
-layout(local_size_x = THREADS) in;
+const int T = THREADS;     // L / R (a literal: layout qualifiers need one before GLSL 4.40)
+const int G = LINES;
+const int M = WIDTH;
+const int N = HEIGHT;
+layout(local_size_x = GROUP_SIZE) in;   // THREADS * LINES
 
-layout(binding = 0) uniform sampler2DRect u_src;      // the image, spectrum or intermediate read
-layout(binding = 1) uniform sampler2DRect u_kernel;   // COLUMNS_FILTER: the kernel's spectrum (Eq. 10)
-layout(binding = 2) uniform sampler2DRect u_twiddle;  // texel k of row 0: W_L^k, k < L
+layout(binding = 0) uniform sampler2DRect u_src;      // what this dispatch reads
+layout(binding = 1) uniform sampler2DRect u_kernel;   // FILTER: the kernel's spectrum (Eq. 10)
+layout(binding = 2) uniform sampler2DRect u_twiddle;  // texel k of row 0: W_F^k, k < F
 layout(IMAGE_FORMAT, binding = 0) uniform writeonly image2DRect u_dst;   // rgba32f, or rgba16f intermediates
-uniform vec2 u_size;    // (M, N)
-uniform float u_scale;  // 1/M: the row transform's normalisation, applied by the column loads
-uniform float u_gain;   // COLUMNS_FORWARD: 1/N; COLUMNS_FILTER: M
+uniform float u_scale;  // LOAD_UNTANGLED: 1/M, the row transform's normalisation
+uniform float u_gain;   // STORE_SPECTRUM: 1/N; FILTER: M
 
-const int PADDED = L + L / 32;
-shared float s_buffer[COMPONENTS * PADDED];
+// ---- Threads, lines and positions.
+
+int thread() { return int(gl_LocalInvocationIndex) / G; }
+int group_line() { return int(gl_LocalInvocationIndex) % G; }
+int workgroup() { return int(gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x); }
+
+#if defined(PAIR0) && defined(STEP_B) && (defined(STORE_SPECTRUM) || defined(MULTIPLY_LAST))
+// Pair 0's untangle needs G(N - v) with G(v): sub-lines k1 and L1 - k1 share a workgroup (G = 2).
+int line_id() { return 0; }
+int sub() { int w = workgroup(); return group_line() == 0 ? w : (SUBLINES - w) % SUBLINES; }
+bool line_active() { return 2 * workgroup() <= SUBLINES; }
+#else
+int line_id() { return workgroup() * G + group_line(); }
+int sub() { return line_id() % SUBLINES; }
+bool line_active() { return line_id() < LINE_COUNT; }
+#endif
+
+// The line along the axis: row pair a, or column pair p (0 for PAIR0); inactive lanes (past
+// LINE_COUNT in the last workgroup) load line 0's data and store nothing.
+int axis_line() {
+    int a = line_active() ? line_id() / SUBLINES : 0;
+#if defined(COLUMNS) && !defined(PAIR0)
+    a += 1;
+#endif
+    return a;
+}
+
+// Full-line position of input element n and output element k of this dispatch's transform.
+int in_position(int n) {
+#if defined(STEP_B)
+    return sub() * L + n;
+#else
+    return SUBLINES * n + sub();
+#endif
+}
+int out_position(int k) { return SUBLINES * k + sub(); }
+
+// ---- Registers and shared memory.
 
 vec4 xr[R], xi[R];   // this thread's elements
 
-int pad(int position) { return position + position / 32; }
-vec2 twiddle(int k) { return texelFetch(u_twiddle, ivec2(k & (L - 1), 0)).xy; }
-// Column dispatches come in two: PAIR0 (one workgroup: columns 0 and M/2, two real columns tangled)
-// and the rest (workgroup w: column pair w + 1, columns p and M - p), so neither branches on it.
-#if defined(PAIR0)
-int line() { return 0; }
-#elif defined(ROWS_FORWARD) || defined(ROWS_INVERSE)
-int line() { return int(gl_WorkGroupID.x); }
+// Shared memory holds W floats per element (W = 4: vec4, 2: vec2, 1: float); COMPONENTS = 8
+// keeps real and imaginary parts in two vec4 arrays, one round per exchange, fewer take
+// 8 / COMPONENTS rounds. Element (line g, position q) sits at pad(q) G + g: the lanes of a warp,
+// G lines at the same position, hit neighbouring banks.
+#if COMPONENTS == 8
+const int W = 4;
 #else
-int line() { return int(gl_WorkGroupID.x) + 1; }
+const int W = COMPONENTS;
 #endif
-int thread() { return int(gl_LocalInvocationID.x); }
-int M() { return int(u_size.x); }
-int N() { return int(u_size.y); }
+const int ROUNDS = 8 / COMPONENTS;
+#if PAD_EVERY > 0
+int pad(int q) { return q + q / PAD_EVERY; }
+#else
+int pad(int q) { return q; }
+#endif
+#if PAD_EVERY > 0
+const int SLOTS = G * (L + (L - 1) / PAD_EVERY);
+#else
+const int SLOTS = G * L;
+#endif
+#if COMPONENTS == 8
+shared vec4 s_re[SLOTS], s_im[SLOTS];
+#elif COMPONENTS == 4
+shared vec4 s_part[SLOTS];
+#elif COMPONENTS == 2
+shared vec2 s_part[SLOTS];
+#else
+shared float s_part[SLOTS];
+#endif
+
+int slot(int g, int q) { return pad(q) * G + g; }
+
+// Part `round` of an element to / from shared memory.
+void put(int round, int at, vec4 re, vec4 im) {
+#if COMPONENTS == 8
+    s_re[at] = re;
+    s_im[at] = im;
+#elif COMPONENTS == 4
+    s_part[at] = round == 0 ? re : im;
+#elif COMPONENTS == 2
+    vec4 v = round < 2 ? re : im;
+    s_part[at] = (round & 1) == 0 ? v.xy : v.zw;
+#else
+    vec4 v = round < 4 ? re : im;
+    s_part[at] = v[round & 3];
+#endif
+}
+
+void get(int round, int at, inout vec4 re, inout vec4 im) {
+#if COMPONENTS == 8
+    re = s_re[at];
+    im = s_im[at];
+#elif COMPONENTS == 4
+    if (round == 0) re = s_part[at]; else im = s_part[at];
+#elif COMPONENTS == 2
+    if (round == 0) re.xy = s_part[at];
+    else if (round == 1) re.zw = s_part[at];
+    else if (round == 2) im.xy = s_part[at];
+    else im.zw = s_part[at];
+#else
+    if (round < 4) re[round] = s_part[at]; else im[round - 4] = s_part[at];
+#endif
+}
 
 vec4 fetch(sampler2DRect tex, int x, int y) { return texelFetch(tex, ivec2(x, y)); }
+void store(int x, int y, vec4 v) {
+    if (line_active()) imageStore(u_dst, ivec2(x, y), v);
+}
+
+// W_F^k from the table; the stages of a length-L transform use W_L^k = W_F^(k F / L).
+vec2 twiddle(int k) { return texelFetch(u_twiddle, ivec2(k & (SUBLINES * L - 1), 0)).xy; }
 
 // x * w for a complex x of four channels.
 void rotate(inout vec4 re, inout vec4 im, vec2 w) {
@@ -152,38 +253,26 @@ int output_position(int b, int r, int j) { return b + output_of(j, r) * (L / r);
 void butterflies(int r, int P, float dir) {
     for (int i = 0; i < R / r; ++i) {
         int b = thread() + i * T, u = b / P;
-        for (int t = 1; t < r; ++t) {
-            vec2 w = twiddle(u * t * P);
+        // The first stage (P = L / r: every b < P, so u = 0) has no twiddles.
+        for (int t = 1; t < r && P * r < L; ++t) {
+            vec2 w = twiddle(u * t * P * SUBLINES);
             rotate(xr[i * r + t], xi[i * r + t], vec2(w.x, -dir * w.y));   // conjugated when inverse
         }
         dft(i * r, r, dir);
     }
 }
 
-// The outputs of a stage (radix r_out) to the inputs of the next (radix r_in, stride P_in),
-// COMPONENTS at a time. Component c < 4 is the real part of channel c, c >= 4 the imaginary part
-// of channel c - 4.
+// The outputs of a stage (radix r_out) to the inputs of the next (radix r_in, stride P_in).
 void exchange(int r_out, int r_in, int P_in) {
-    for (int first = 0; first < 8; first += COMPONENTS) {
+    int g = group_line();
+    for (int round = 0; round < ROUNDS; ++round) {
         for (int i = 0; i < R / r_out; ++i)
-            for (int k = 0; k < r_out; ++k) {
-                int at = pad(output_position(thread() + i * T, r_out, k));
-                for (int c = 0; c < COMPONENTS; ++c) {
-                    int component = first + c;
-                    s_buffer[c * PADDED + at] = component < 4 ? xr[i * r_out + k][component] : xi[i * r_out + k][component - 4];
-                }
-            }
+            for (int k = 0; k < r_out; ++k)
+                put(round, slot(g, output_position(thread() + i * T, r_out, k)), xr[i * r_out + k], xi[i * r_out + k]);
         barrier();
         for (int i = 0; i < R / r_in; ++i)
-            for (int t = 0; t < r_in; ++t) {
-                int at = pad(input_position(thread() + i * T, r_in, P_in, t));
-                for (int c = 0; c < COMPONENTS; ++c) {
-                    int component = first + c;
-                    float v = s_buffer[c * PADDED + at];
-                    if (component < 4) xr[i * r_in + t][component] = v;
-                    else xi[i * r_in + t][component - 4] = v;
-                }
-            }
+            for (int t = 0; t < r_in; ++t)
+                get(round, slot(g, input_position(thread() + i * T, r_in, P_in, t)), xr[i * r_in + t], xi[i * r_in + t]);
         barrier();
     }
 }
@@ -193,13 +282,12 @@ void exchange(int r_out, int r_in, int P_in) {
 // -1.0); ...": constants the compiler folds into dft() and every register index (through an array
 // the radices would stay variables, every register access an indirect one).
 
-// Position of element e of this thread before the first stage of radix r (inputs b + t L / r)...
+// Index of element e of this thread before the first stage of radix r (inputs b + t L / r)...
 int input_at(int e, int r) { return thread() + (e / r) * T + (e % r) * (L / r); }
 // ... and after the last (outputs, in dft()'s register order).
 int output_at(int e, int r) { return output_position(thread() + (e / r) * T, r, e % r); }
 
-// The last stage's outputs to natural order in registers (element i r + k holds output k): the
-// filter's first inverse stage takes them as its inputs.
+// The last stage's outputs to natural order in registers (element i r + k holds output k).
 void to_natural(int r) {
     if (r <= 4) return;
     for (int i = 0; i < R / r; ++i) {
@@ -215,164 +303,132 @@ void to_natural(int r) {
     }
 }
 
-// ---- Loads and stores of each variant.
+// Step A's twiddle between the two steps: output k1 of sub-line n2 times W_F^(n2 k1).
+void twiddle_between_steps(int r_last, float dir) {
+    for (int e = 0; e < R; ++e) {
+        vec2 w = twiddle(sub() * output_at(e, r_last));
+        rotate(xr[e], xi[e], vec2(w.x, -dir * w.y));
+    }
+}
 
-#if defined(COLUMNS_FORWARD) || defined(COLUMNS_FILTER)
-// Element y of column pair p: F_y(M - p) for p > 0, F_y(0) + i F_y(M/2) for pair 0, from the row
-// transforms H_r (tangled: real part in row r, imaginary part in row r + N/2) by Eq. 8, times 1/M.
-void load_untangled(int y, int p, out vec4 re, out vec4 im) {
-    int half_n = N() / 2, r = y % half_n;
-    float upper = y >= half_n ? 1.0 : 0.0;
-#if defined(PAIR0)
-    vec4 h0r = fetch(u_src, 0, r), h0i = fetch(u_src, 0, r + half_n);               // H(0)
-    vec4 hmr = fetch(u_src, M() / 2, r), hmi = fetch(u_src, M() / 2, r + half_n);   // H(M/2)
-    re = u_scale * mix(h0r, h0i, upper);
-    im = u_scale * mix(hmr, hmi, upper);
+// ---- Pair 0: two real columns as one complex line G(v) = F(0, v) + i F(M/2, v).
+
+#if defined(PAIR0) && (defined(STORE_SPECTRUM) || defined(MULTIPLY_LAST) || defined(FILTER))
+// G(N - v) for each of this thread's outputs G(v): the whole line passes through shared memory
+// once. In step B, v = k1 + L1 k2 and N - v lies in sub-line L1 - k1 (the other line of the
+// workgroup) at k2' = L2 - 1 - k2, or in sub-line 0 at (L2 - k2) mod L2.
+void mirror_of(out vec4 mr[R], out vec4 mi[R], int r_last) {
+    int g = group_line();
+#if defined(STEP_B)
+    int partner = 1 - g;
+    bool zero = sub() == 0;
 #else
-    vec4 hr = fetch(u_src, M() - p, r), hi = fetch(u_src, M() - p, r + half_n);   // H(M - p)
-    vec4 gr = fetch(u_src, p, r), gi = fetch(u_src, p, r + half_n);               // H(p)
-    re = 0.5 * u_scale * mix(hr + gr, hi + gi, upper);
-    im = 0.5 * u_scale * mix(hi - gi, gr - hr, upper);
+    int partner = g;
+    bool zero = true;
 #endif
+    for (int round = 0; round < ROUNDS; ++round) {
+        for (int e = 0; e < R; ++e) put(round, slot(g, output_at(e, r_last)), xr[e], xi[e]);
+        barrier();
+        for (int e = 0; e < R; ++e) {
+            int k = output_at(e, r_last);
+            get(round, slot(partner, zero ? (L - k) % L : L - 1 - k), mr[e], mi[e]);
+        }
+        barrier();
+    }
+}
+
+// F(0, v) and F(M/2, v) from G(v) and G(N - v) (Eq. 8 along v).
+void untangle_pair0(vec4 gr, vec4 gi, vec4 mr, vec4 mi, out vec4 f0r, out vec4 f0i, out vec4 fmr, out vec4 fmi) {
+    f0r = 0.5 * (gr + mr);
+    f0i = 0.5 * (gi - mi);
+    fmr = 0.5 * (gi + mi);
+    fmi = 0.5 * (mr - gr);
 }
 #endif
 
-#if defined(COLUMNS_FORWARD) || defined(COLUMNS_FILTER) || defined(COLUMNS_INVERSE)
 // F(x, v) for x = 0 or M/2 from Eq. 9 along v.
 void real_column(sampler2DRect tex, int x, int v, out vec4 re, out vec4 im) {
-    int n = N();
-    vec4 a = fetch(tex, x, v), b = fetch(tex, x, (n - v) % n);
-    bool low = v > 0 && v < n / 2, high = v > n / 2;
+    vec4 a = fetch(tex, x, v), b = fetch(tex, x, (N - v) % N);
+    bool low = v > 0 && v < N / 2, high = v > N / 2;
     re = high ? b : a;
     im = high ? a : low ? -b : vec4(0.0);
 }
 
-#if defined(PAIR0)
-// Pair 0 of a column transform holds G(v) = F(0, v) + i F(M/2, v) of two real columns; each needs
-// G(N - v), which another thread holds: the whole line passes through shared memory once.
-void mirror_of(out vec4 mr[R], out vec4 mi[R], int r_last) {
-    for (int first = 0; first < 8; first += COMPONENTS) {
-        for (int e = 0; e < R; ++e) {
-            int at = pad(output_at(e, r_last));
-            for (int c = 0; c < COMPONENTS; ++c) {
-                int component = first + c;
-                s_buffer[c * PADDED + at] = component < 4 ? xr[e][component] : xi[e][component - 4];
-            }
-        }
-        barrier();
-        for (int e = 0; e < R; ++e) {
-            int at = pad((L - output_at(e, r_last)) % L);
-            for (int c = 0; c < COMPONENTS; ++c) {
-                int component = first + c;
-                float v = s_buffer[c * PADDED + at];
-                if (component < 4) mr[e][component] = v;
-                else mi[e][component - 4] = v;
-            }
-        }
-        barrier();
-    }
-}
-#endif
-#endif
+// ---- Loads.
 
-#if defined(COLUMNS_FILTER) || defined(COLUMNS_INVERSE)
-// Stores the inverse column transform c_p(y) as tangled row pairs H_r(u) = F_r(u) + i F_(r+N/2)(u):
-// the real part at (u, r), the imaginary part at (u, r + N/2). c(y) and c(y + N/2) are outputs k
-// and k + r/2 of the same butterfly, so each thread has both.
-void store_row_pairs(int p, int r_last) {
-    to_natural(r_last);
-    int half_n = N() / 2;
+void load(int first) {
+    int a = axis_line();
+#if defined(LOAD_ROW_PAIR)
     for (int e = 0; e < R; ++e) {
-        if (e % r_last >= r_last / 2) continue;
-        int y = input_at(e, r_last);   // natural order now
-        vec4 ar = xr[e], ai = xi[e], br = xr[e + r_last / 2], bi = xi[e + r_last / 2];   // c(y), c(y + N/2)
-#if defined(PAIR0)   // F(M/2) = Im c, F(0) = Re c
-        imageStore(u_dst, ivec2(M() / 2, y), ai);
-        imageStore(u_dst, ivec2(M() / 2, y + half_n), bi);
-        imageStore(u_dst, ivec2(0, y), ar);
-        imageStore(u_dst, ivec2(0, y + half_n), br);
-#else                // F(M - p) = c, F(p) = conj c
-        imageStore(u_dst, ivec2(M() - p, y), ar - bi);
-        imageStore(u_dst, ivec2(M() - p, y + half_n), ai + br);
-        imageStore(u_dst, ivec2(p, y), ar + bi);
-        imageStore(u_dst, ivec2(p, y + half_n), br - ai);
-#endif
-    }
-}
-#endif
-
-void main() {
-    int a = line();
-#if defined(ROWS_FORWARD)
-    for (int e = 0; e < R; ++e) {
-        int u = input_at(e, FORWARD_FIRST);
+        int u = in_position(input_at(e, first));
         xr[e] = fetch(u_src, u, a);
-        xi[e] = fetch(u_src, u, a + N() / 2);
+        xi[e] = fetch(u_src, u, a + N / 2);
     }
-    FORWARD_TRANSFORM
+#elif defined(LOAD_UNTANGLED)
+    // Element y of column pair p: F_y(M - p) for p > 0, F_y(0) + i F_y(M/2) for pair 0, from the
+    // row transforms H_r (tangled: real part in row r, imaginary part in row r + N/2) by Eq. 8,
+    // times 1/M. Elements y and y + N/2 (e and e + first/2: inputs of one butterfly) read the
+    // same four texels.
     for (int e = 0; e < R; ++e) {
-        int u = output_at(e, FORWARD_LAST);
-        imageStore(u_dst, ivec2(u, a), xr[e]);
-        imageStore(u_dst, ivec2(u, a + N() / 2), xi[e]);
-    }
-
-#elif defined(ROWS_INVERSE)
-    for (int e = 0; e < R; ++e) {
-        int u = input_at(e, INVERSE_FIRST);
-        xr[e] = fetch(u_src, u, a);
-        xi[e] = fetch(u_src, u, a + N() / 2);
-    }
-    INVERSE_TRANSFORM
-    for (int e = 0; e < R; ++e) {
-        int u = output_at(e, INVERSE_LAST);
-        imageStore(u_dst, ivec2(u, a), xr[e]);
-        imageStore(u_dst, ivec2(u, a + N() / 2), xi[e]);
-    }
-
-#elif defined(COLUMNS_FORWARD)
-    for (int e = 0; e < R; ++e) load_untangled(input_at(e, FORWARD_FIRST), a, xr[e], xi[e]);
-    FORWARD_TRANSFORM
-    int r_last = FORWARD_LAST;
+        if (e % first >= first / 2) continue;
+        int y = in_position(input_at(e, first));   // < N/2
 #if defined(PAIR0)
-    // Columns 0 and M/2: untangle with G(N - v) (Eq. 8 along v), then Eq. 9.
-    vec4 mr[R], mi[R];
-    mirror_of(mr, mi, r_last);
-    for (int e = 0; e < R; ++e) {
-        int v = output_at(e, r_last);
-        vec4 f0r = 0.5 * (xr[e] + mr[e]), f0i = 0.5 * (xi[e] - mi[e]);   // F(0, v)
-        vec4 fmr = 0.5 * (xi[e] + mi[e]), fmi = 0.5 * (mr[e] - xr[e]);   // F(M/2, v)
-        float high = v > N() / 2 ? 1.0 : 0.0;
-        imageStore(u_dst, ivec2(0, v), u_gain * mix(f0r, f0i, high));
-        imageStore(u_dst, ivec2(M() / 2, v), u_gain * mix(fmr, fmi, high));
+        vec4 h0r = fetch(u_src, 0, y), h0i = fetch(u_src, 0, y + N / 2);           // H(0)
+        vec4 hmr = fetch(u_src, M / 2, y), hmi = fetch(u_src, M / 2, y + N / 2);   // H(M/2)
+        xr[e] = u_scale * h0r;
+        xi[e] = u_scale * hmr;
+        xr[e + first / 2] = u_scale * h0i;
+        xi[e + first / 2] = u_scale * hmi;
+#else
+        vec4 hr = fetch(u_src, M - a, y), hi = fetch(u_src, M - a, y + N / 2);   // H(M - p)
+        vec4 gr = fetch(u_src, a, y), gi = fetch(u_src, a, y + N / 2);           // H(p)
+        xr[e] = 0.5 * u_scale * (hr + gr);
+        xi[e] = 0.5 * u_scale * (hi - gi);
+        xr[e + first / 2] = 0.5 * u_scale * (hi + gi);
+        xi[e + first / 2] = 0.5 * u_scale * (gr - hr);
+#endif
+    }
+#elif defined(LOAD_SPECTRUM) && defined(PAIR0)
+    for (int e = 0; e < R; ++e) {   // F(0, v) + i F(M/2, v) (Eq. 7)
+        int v = in_position(input_at(e, first));
+        vec4 ar, ai, br, bi;
+        real_column(u_src, 0, v, ar, ai);
+        real_column(u_src, M / 2, v, br, bi);
+        xr[e] = ar - bi;
+        xi[e] = ai + br;
+    }
+#elif defined(LOAD_SPECTRUM) || defined(LOAD_COLUMN_PAIR)
+    for (int e = 0; e < R; ++e) {   // F(M - p, v) = A[p][v] + i A[M-p][v]; pair 0: columns 0 and M/2
+        int v = in_position(input_at(e, first));
+#if defined(PAIR0)
+        xr[e] = fetch(u_src, 0, v);
+        xi[e] = fetch(u_src, M / 2, v);
+#else
+        xr[e] = fetch(u_src, a, v);
+        xi[e] = fetch(u_src, M - a, v);
+#endif
     }
 #else
-    // Column p holds Re F(M - p, v), column M - p its Im.
-    for (int e = 0; e < R; ++e) {
-        int v = output_at(e, r_last);
-        imageStore(u_dst, ivec2(a, v), u_gain * xr[e]);
-        imageStore(u_dst, ivec2(M() - a, v), u_gain * xi[e]);
-    }
+#error "fft_line.comp: no LOAD_ variant"
 #endif
+}
 
-#elif defined(COLUMNS_FILTER)
-    for (int e = 0; e < R; ++e) load_untangled(input_at(e, FORWARD_FIRST), a, xr[e], xi[e]);
-    FORWARD_TRANSFORM
-    // The multiply. The last forward stage left positions b + k N/r (k = output_of(j)) in element
-    // i r + j: exactly the inputs of the first inverse stage (radix r, stride N/r), so the products
-    // stay in registers, put in order by to_natural().
-    int r_mid = FORWARD_LAST;
+// ---- The multiply by the kernel's spectrum (Eq. 10) times u_gain, on the forward outputs.
+
+#if defined(FILTER) || defined(MULTIPLY_LAST)
+void multiply(int r_mid) {
 #if defined(PAIR0)
     // The real columns 0 and M/2 untangled (with G(N - v)), each times its kernel column (Eq. 9),
     // tangled again (Eq. 7).
     vec4 mr[R], mi[R];
     mirror_of(mr, mi, r_mid);
     for (int e = 0; e < R; ++e) {
-        int v = output_at(e, r_mid);
-        vec4 f0r = 0.5 * (xr[e] + mr[e]), f0i = 0.5 * (xi[e] - mi[e]);
-        vec4 fmr = 0.5 * (xi[e] + mi[e]), fmi = 0.5 * (mr[e] - xr[e]);
+        int v = out_position(output_at(e, r_mid));
+        vec4 f0r, f0i, fmr, fmi;
+        untangle_pair0(xr[e], xi[e], mr[e], mi[e], f0r, f0i, fmr, fmi);
         vec4 k0r, k0i, kmr, kmi;
         real_column(u_kernel, 0, v, k0r, k0i);
-        real_column(u_kernel, M() / 2, v, kmr, kmi);
+        real_column(u_kernel, M / 2, v, kmr, kmi);
         vec4 p0r = f0r * k0r - f0i * k0i, p0i = f0r * k0i + f0i * k0r;
         vec4 pmr = fmr * kmr - fmi * kmi, pmi = fmr * kmi + fmi * kmr;
         xr[e] = u_gain * (p0r - pmi);
@@ -380,36 +436,115 @@ void main() {
     }
 #else
     // G K(M - p, v), K from Eq. 10.
+    int p = axis_line();
     for (int e = 0; e < R; ++e) {
-        int v = output_at(e, r_mid);
-        vec4 kr = fetch(u_kernel, a, v), ki = fetch(u_kernel, M() - a, v);
+        int v = out_position(output_at(e, r_mid));
+        vec4 kr = fetch(u_kernel, p, v), ki = fetch(u_kernel, M - p, v);
         vec4 gr = xr[e], gi = xi[e];
         xr[e] = u_gain * (gr * kr - gi * ki);
         xi[e] = u_gain * (gr * ki + gi * kr);
     }
 #endif
-    to_natural(r_mid);   // the first inverse stage's inputs, in order
-    INVERSE_TRANSFORM
-    store_row_pairs(a, INVERSE_LAST);
+}
+#endif
 
-#elif defined(COLUMNS_INVERSE)
+// ---- Stores.
+
+void store_result(int last) {
+    int a = axis_line();
+#if defined(STORE_ROW_PAIR)
     for (int e = 0; e < R; ++e) {
-        int v = input_at(e, INVERSE_FIRST);
-#if defined(PAIR0)   // F(0, v) + i F(M/2, v) (Eq. 7)
-        vec4 ar, ai, br, bi;
-        real_column(u_src, 0, v, ar, ai);
-        real_column(u_src, M() / 2, v, br, bi);
-        xr[e] = ar - bi;
-        xi[e] = ai + br;
-#else                // F(M - p, v) = A[p][v] + i A[M-p][v]
-        xr[e] = fetch(u_src, a, v);
-        xi[e] = fetch(u_src, M() - a, v);
+        int u = out_position(output_at(e, last));
+        store(u, a, xr[e]);
+        store(u, a + N / 2, xi[e]);
+    }
+#elif defined(STORE_SPECTRUM) && defined(PAIR0)
+    // Columns 0 and M/2: untangled with G(N - v) (Eq. 8 along v), then Eq. 9.
+    vec4 mr[R], mi[R];
+    mirror_of(mr, mi, last);
+    for (int e = 0; e < R; ++e) {
+        int v = out_position(output_at(e, last));
+        vec4 f0r, f0i, fmr, fmi;
+        untangle_pair0(xr[e], xi[e], mr[e], mi[e], f0r, f0i, fmr, fmi);
+        float high = v > N / 2 ? 1.0 : 0.0;
+        store(0, v, u_gain * mix(f0r, f0i, high));
+        store(M / 2, v, u_gain * mix(fmr, fmi, high));
+    }
+#elif defined(STORE_SPECTRUM) || defined(STORE_COLUMN_PAIR)
+    // Column p holds Re F(M - p, v), column M - p its Im (Eq. 10); pair 0 (an intermediate): G.
+#if defined(STORE_SPECTRUM)
+    float gain = u_gain;
+#else
+    float gain = 1.0;
+#endif
+#if defined(PAIR0)
+    int re_column = 0, im_column = M / 2;
+#else
+    int re_column = a, im_column = M - a;
+#endif
+    for (int e = 0; e < R; ++e) {
+        int v = out_position(output_at(e, last));
+        store(re_column, v, gain * xr[e]);
+        store(im_column, v, gain * xi[e]);
+    }
+#elif defined(STORE_ROW_PAIRS)
+    // The inverse column transform c_p(y) as tangled row pairs H_r(u) = F_r(u) + i F_(r+N/2)(u):
+    // the real part at (u, r), the imaginary part at (u, r + N/2). c(y) and c(y + N/2) are outputs
+    // k and k + L/2 of the same butterfly, so each thread has both.
+    to_natural(last);
+    for (int e = 0; e < R; ++e) {
+        if (e % last >= last / 2) continue;
+        int y = out_position(input_at(e, last));   // natural order now
+        vec4 ar = xr[e], ai = xi[e], br = xr[e + last / 2], bi = xi[e + last / 2];   // c(y), c(y + N/2)
+#if defined(PAIR0)   // F(M/2) = Im c, F(0) = Re c
+        store(M / 2, y, ai);
+        store(M / 2, y + N / 2, bi);
+        store(0, y, ar);
+        store(0, y + N / 2, br);
+#else                // F(M - p) = c, F(p) = conj c
+        store(M - a, y, ar - bi);
+        store(M - a, y + N / 2, ai + br);
+        store(a, y, ar + bi);
+        store(a, y + N / 2, br - ai);
 #endif
     }
+#else
+#error "fft_line.comp: no STORE_ variant"
+#endif
+}
+
+void main() {
+#if defined(FORWARD)
+    load(FORWARD_FIRST);
+    FORWARD_TRANSFORM
+#if defined(STEP_A)
+    twiddle_between_steps(FORWARD_LAST, -1.0);
+#endif
+#if defined(MULTIPLY_LAST)
+    multiply(FORWARD_LAST);
+#endif
+    store_result(FORWARD_LAST);
+
+#elif defined(INVERSE)
+    load(INVERSE_FIRST);
     INVERSE_TRANSFORM
-    store_row_pairs(a, INVERSE_LAST);
+#if defined(STEP_A)
+    twiddle_between_steps(INVERSE_LAST, 1.0);
+#endif
+    store_result(INVERSE_LAST);
+
+#elif defined(FILTER)
+    // The last forward stage left positions b + k N/r (k = output_of(j)) in element i r + j:
+    // exactly the inputs of the first inverse stage (radix r, stride N/r), so the products stay in
+    // registers, put in order by to_natural().
+    load(FORWARD_FIRST);
+    FORWARD_TRANSFORM
+    multiply(FORWARD_LAST);
+    to_natural(FORWARD_LAST);
+    INVERSE_TRANSFORM
+    store_result(INVERSE_LAST);
 
 #else
-#error "fft_line.comp needs ROWS_FORWARD, COLUMNS_FORWARD, COLUMNS_FILTER, COLUMNS_INVERSE or ROWS_INVERSE"
+#error "fft_line.comp needs FORWARD, INVERSE or FILTER"
 #endif
 }

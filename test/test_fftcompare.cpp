@@ -12,7 +12,7 @@ using test::TempDir;
 namespace {
 
 std::string fftcompare() { return test::bin_dir() + "/fftcompare"; }
-const std::string kSmall = " --sizes 64,128,256,128x32,16x256 --repeat 3 -q";
+const std::string kSmall = " --sizes 64,128,256,128x32,16x256 --repeat 3 --warm-up 0 -q";
 
 std::vector<std::string> split(const std::string& s, char sep) {
     std::vector<std::string> out;
@@ -76,7 +76,7 @@ TEST(json_parses) {  // (the CSV test above also checks both implementations ran
 
 TEST(plot_is_written) {
     TempDir dir;
-    test::Result r = test::run(fftcompare() + " --sizes 32,64 --repeat 2 -q --plot " + dir / "plot.png");
+    test::Result r = test::run(fftcompare() + " --sizes 32,64 --repeat 2 --warm-up 0 -q --plot " + dir / "plot.png");
     EXPECT(r.status == 0, r.err);
     EXPECT(test::read_bytes(dir / "plot.png").substr(1, 3) == "PNG", "no PNG written");
     EXPECT(dir.list() == std::vector<std::string>{"plot.png"}, "temporary files left behind");
@@ -92,7 +92,8 @@ TEST(a_corrupted_spectrum_fails) {
 }
 
 TEST(bad_options) {
-    for (const char* args : {" --sizes 100", " --sizes 64x", " --kernel nosuch", " --max-error x", " --plot /nonexistent/dir/p.png"}) {
+    for (const char* args : {" --sizes 100", " --sizes 64x", " --kernel nosuch", " --max-error x", " --warm-up -1",
+                         " --compute-lines 3", " --plot /nonexistent/dir/p.png"}) {
         test::Result r = test::run(fftcompare() + args);
         EXPECT(r.status == 2 && test::count_lines(r.err) == 1 && r.err.rfind("fftcompare: ", 0) == 0, "'", args, "': exit ",
                r.status, ": ", r.err);

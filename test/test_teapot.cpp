@@ -170,7 +170,7 @@ TEST(bad_options_give_one_line) {
 }
 
 TEST(bench_reports_table3_in_every_format) {
-    test::Result csv = test::run(teapot() + " --bench --bench-sizes 64,128 --bench-frames 2 --csv");
+    test::Result csv = test::run(teapot() + " --bench --bench-sizes 64,128 --bench-frames 2 --warm-up 0 --csv");
     EXPECT(csv.status == 0, csv.err);
     std::istringstream lines(csv.out);
     std::string header, line;
@@ -199,11 +199,11 @@ TEST(bench_reports_table3_in_every_format) {
         }
     }
     EXPECT(rows == 6 && radix2 == 2 && compute == 2, rows, " CSV rows, ", radix2, " radix-2, ", compute, " compute: ", csv.out);
-    test::Result json = test::run(teapot() + " --bench --bench-sizes 64 --bench-frames 2 --json");
+    test::Result json = test::run(teapot() + " --bench --bench-sizes 64 --bench-frames 2 --warm-up 0 --json");
     EXPECT(json.status == 0 && json.out.find("\"size\": 64") != std::string::npos &&
                json.out.find("\"fft\": {\"gpu_ms\"") != std::string::npos && json.out.back() == '\n',
            json.out);
-    test::Result table = test::run(teapot() + " --bench --bench-sizes 64 --bench-frames 2");
+    test::Result table = test::run(teapot() + " --bench --bench-sizes 64 --bench-frames 2 --warm-up 0");
     EXPECT(table.status == 0 && table.out.find("Table 3") != std::string::npos && table.out.find("Table 1") != std::string::npos,
            table.out);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 
 namespace gpufft {
@@ -57,6 +58,12 @@ bool parse_fft_option(const std::string& option, const char* value, FftOptions& 
         fft.compute_radix = parse_int(value, "--compute-radix", 4, 16);
         if (fft.compute_radix != 4 && fft.compute_radix != 8 && fft.compute_radix != 16)
             throw UsageError("--compute-radix must be 4, 8 or 16");
+    } else if (option == "compute-lines") {
+        fft.compute_lines = parse_int(value, "--compute-lines", 1, 16);
+        if (fft.compute_lines & (fft.compute_lines - 1)) throw UsageError("--compute-lines must be 1, 2, 4, 8 or 16");
+    } else if (option == "compute-max-line") {
+        fft.compute_max_line = parse_int(value, "--compute-max-line", 4, 1 << 16);
+        if (fft.compute_max_line & (fft.compute_max_line - 1)) throw UsageError("--compute-max-line must be a power of two");
     } else if (option == "half") {
         fft.storage = Storage::Float16;
     } else {
@@ -65,13 +72,23 @@ bool parse_fft_option(const std::string& option, const char* value, FftOptions& 
     return true;
 }
 
+void add_fft_long_options(std::vector<option>& longs, int code) {
+    for (const char* name : {"backend", "radix", "twiddles", "compute-radix", "compute-lines", "compute-max-line"})
+        longs.push_back({name, required_argument, nullptr, code});
+    longs.push_back({"half", no_argument, nullptr, code});
+    longs.push_back({nullptr, 0, nullptr, 0});
+}
+
 const char* fft_options_help() {
     return "  --backend NAME        fragment (default: fragment programs) or compute\n"
            "  --radix 2|auto        2: the paper's radix-2 chain; auto (default): radix 16 over eight\n"
            "                        render targets where the GPU allows\n"
            "  --twiddles KIND       table (default: computed in double on the CPU) or computed (in the shader)\n"
            "  --half                RGBA16F intermediate targets (faster, ~1e-3 accurate; never the default)\n"
-           "  --compute-radix R     compute backend: largest stage radix 4, 8 or 16 (default 4)\n";
+           "  --compute-radix R     compute backend: largest stage radix 4, 8 or 16 (default: by size)\n"
+           "  --compute-lines G     compute backend: lines per workgroup 1, 2, 4, 8 or 16 (default: by size)\n"
+           "  --compute-max-line L  compute backend: longer lines take two dispatches (four-step);\n"
+           "                        default: the longest that fits shared memory\n";
 }
 
 std::string describe_fft(const Fft2D& fft) { return fft.name(); }
@@ -102,6 +119,12 @@ int run_tool(const char* tool, const std::function<int()>& body) {
 void throw_option_error(int code, char** argv, int optind) {
     if (code == ':') throw UsageError(std::string("option ") + argv[optind - 1] + " needs a value");
     throw UsageError(std::string("unknown option ") + argv[optind - 1]);
+}
+
+void warm_up(double seconds, const std::function<void()>& work) {
+    auto start = std::chrono::steady_clock::now();
+    do work();
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds);
 }
 
 double median(std::vector<double> values) {

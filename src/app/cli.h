@@ -5,6 +5,8 @@
 #include "fft/fft2d.h"
 #include "gl/context.h"
 
+#include <getopt.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,6 +31,9 @@ const char* backend_name(Backend b);
 /// The FFT options every tool takes: --backend NAME, --radix 2|auto, --twiddles table|computed,
 /// --half. Returns false if `option` is none of them.
 bool parse_fft_option(const std::string& option, const char* value, FftOptions& fft);
+/// Appends the long options parse_fft_option() takes to `longs`, each making getopt_long return
+/// `code`, and the zero entry that ends the list.
+void add_fft_long_options(std::vector<option>& longs, int code);
 /// Their lines for --help.
 const char* fft_options_help();
 /// "fragment, radix 16" or "fragment, radix 2" or "compute": what runs.
@@ -59,6 +64,10 @@ auto parse_or_usage(Parse parse) -> decltype(parse()) {
 
 /// The UsageError for getopt_long's ':' (missing value) and '?' (unknown option) returns.
 [[noreturn]] void throw_option_error(int code, char** argv, int optind);
+
+/// Runs `work` at least once and until `seconds` have passed: a GPU clocks up from idle only after
+/// a few hundred milliseconds of load, and timings taken before then read several times too slow.
+void warm_up(double seconds, const std::function<void()>& work);
 
 /// The median (the upper one of an even count's middle pair); 0 for none.
 double median(std::vector<double> values);

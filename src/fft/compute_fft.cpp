@@ -9,10 +9,10 @@ namespace gpufft {
 
 namespace {
 
-GLint shared_memory_limit() {
-    GLint bytes = 0;
-    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &bytes);
-    return bytes;
+GLint gl_integer(GLenum what) {
+    GLint v = 0;
+    glGetIntegerv(what, &v);
+    return v;
 }
 
 /// Mesa's llvmpipe: a JIT for which big unrolled compute programs are slow to compile (measured:
@@ -23,13 +23,19 @@ bool software_renderer() {
     return renderer && std::string(renderer).find("llvmpipe") != std::string::npos;
 }
 
-/// Components (real or imaginary parts of one channel) per exchange round that fit the shared
-/// memory: the line plus one float of padding per 32, 4 bytes each. 0 if not even one fits.
-int components_for(int length) {
-    const long long line = (static_cast<long long>(length) + length / 32) * 4;
-    for (int c : {8, 4, 2, 1})
-        if (c * line <= shared_memory_limit() && (c <= 2 || !software_renderer())) return c;
-    return 0;
+/// Floats per shared-memory element for COMPONENTS (8 is two vec4 arrays).
+int width_of(int components) { return components == 8 ? 4 : components; }
+
+/// One element of padding per this many (0: none): a 128-byte row of banks per G lines' elements.
+int pad_every(int components, int lines) {
+    int per_row = 32 / (width_of(components) * lines);
+    return per_row >= 2 ? per_row : 0;
+}
+
+/// Shared memory of a workgroup of `lines` lines of `length`, COMPONENTS floats per round.
+long long shared_bytes(int length, int lines, int components, int pad) {
+    long long slots = length + (pad > 0 ? (length - 1) / pad : 0);
+    return static_cast<long long>(lines) * slots * width_of(components) * 4 * (components == 8 ? 2 : 1);
 }
 
 /// The stages of a transform as literal calls: butterflies(r, P, dir), and between stages
@@ -47,10 +53,14 @@ std::string stage_calls(const std::vector<int>& radices, int length, const char*
     return s;
 }
 
+bool half(const Texture& t) { return t.storage() == Storage::Float16; }
+
 void bind(int unit, const Texture* t) {
     glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));
     glBindTexture(GL_TEXTURE_RECTANGLE, t ? t->id() : 0);
 }
+
+constexpr int kMaxThreads = 1024;  // GL's guaranteed minimum of invocations per workgroup, and the H200's
 
 }  // namespace
 
@@ -64,35 +74,31 @@ std::vector<int> ComputeFft::line_radices(int length, int max_radix) {
 }
 
 int ComputeFft::radix_for(int option) {
-    if (option == 4 || option == 8 || option == 16) return option;
-    if (option != 0) throw std::invalid_argument("the compute radix must be 4, 8 or 16");
-    // Measured on the H200 (filter of 1024^2): radix 4 0.146 ms, 8 0.65 ms, 16 0.92 ms (the larger
-    // radices hold 8 or 16 elements a thread in registers and spill); on llvmpipe radix 4 also
-    // compiles fastest.
-    return 4;
+    if (option == 0 || option == 4 || option == 8 || option == 16) return option;
+    throw std::invalid_argument("the compute radix must be 4, 8 or 16");
 }
 
-bool ComputeFft::supported(int length) {
-    return (GLEW_VERSION_4_3 || GLEW_ARB_compute_shader) && length >= 2 && components_for(length) > 0;
-}
+bool ComputeFft::supported() { return GLEW_VERSION_4_3 || GLEW_ARB_compute_shader; }
 
 ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftOptions& options)
-    : Fft2D(width, height, options.storage), programs_(programs), options_(options), max_radix_(radix_for(options.compute_radix)) {
+    : Fft2D(width, height, options.storage), programs_(programs), options_(options) {
+    radix_for(options.compute_radix);
     check_fft_size(width, height);
     check_texture_size(width, height);
-    if (!supported(width) || !supported(height))
-        throw GlError("the compute backend needs OpenGL 4.3 compute shaders and lines that fit shared memory");
+    if (!supported()) throw GlError("the compute backend needs OpenGL 4.3 compute shaders");
+    shared_bytes_ = gl_integer(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
+    software_ = software_renderer();
     rows_out_ = RenderTarget(width, height, options.storage);
     columns_out_ = RenderTarget(width, height, options.storage);
+    if (split(width).size() > 1 || split(height).size() > 1) scratch_ = RenderTarget(width, height, options.storage);
     for (int length : {width, height})
         if (!twiddles_.count(length)) twiddles_.emplace(length, Texture::table(length, twiddle_table(length).data()));
-    // Compile every variant now: a driver that rejects one fails here with its log.
-    for (const char* v : {"ROWS_FORWARD", "COLUMNS_FORWARD", "COLUMNS_FILTER", "COLUMNS_INVERSE", "ROWS_INVERSE"}) {
-        bool rows = v[0] == 'R';
-        bool intermediate = std::string(v) == "ROWS_FORWARD" || std::string(v) == "COLUMNS_FILTER" || std::string(v) == "COLUMNS_INVERSE";
-        for (const Step& d : dispatches({Step{v, rows, nullptr, nullptr, 1, 1, options.storage == Storage::Float16 && intermediate}}))
-            programs_.get(spec(d));
-    }
+    // Compile every program now (as forward, inverse and filter run them, into RGBA32F results): a
+    // driver that rejects one fails here with its log.
+    RenderTarget result(1, 1);
+    for (const std::vector<Pass>& passes : {forward_passes(result.texture(), result), inverse_passes(result.texture(), result),
+                                            filter_passes(result.texture(), result)})
+        for (const Dispatch& d : dispatches(passes)) programs_.get(spec(d));
     check_gl("setting up the compute FFT");
 }
 
@@ -100,52 +106,169 @@ ComputeFft::~ComputeFft() {
     if (!timestamps_.empty()) glDeleteQueries(static_cast<GLsizei>(timestamps_.size()), timestamps_.data());
 }
 
-ProgramSpec ComputeFft::spec(const Step& step) const {
-    const int length = step.rows ? width_ : height_;
-    // At most 1024 threads a workgroup, the GL's limit: the radix grows with the line where it has to.
-    int radix = max_radix_;
-    while (length / radix > 1024) radix *= 2;
-    std::vector<int> forward = line_radices(length, std::min(radix, 16)), inverse = forward;
+std::vector<int> ComputeFft::split(int length) const {
+    // Whole where one line fits a workgroup (up to 1024 threads of at most 16 elements, one
+    // float per element in shared memory at a time) and the option allows.
+    const bool fits = length <= 16 * kMaxThreads && shared_bytes(length, 1, 1, 0) <= shared_bytes_;
+    const bool allowed = options_.compute_max_line == 0 || length <= options_.compute_max_line;
+    if (fits && allowed) return {length};
+    // Four-step: L1 = 2^ceil(log2(F) / 2) elements in step A, L2 = F / L1 in step B.
+    int n = log2_exact(length), l1 = 1 << ((n + 1) / 2);
+    return {l1, length / l1};
+}
+
+ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
+    Shape s;
+    const bool rows = d.axis == Axis::Rows;
+    s.full = rows ? width_ : height_;
+    std::vector<int> parts = split(s.full);
+    s.length = d.step == 0 ? s.full : d.step == 1 ? parts[0] : parts[1];
+    s.sublines = s.full / s.length;
+    // The axis's lines: N/2 row pairs; M/2 - 1 column pairs, or pair 0.
+    const int axis_lines = rows ? height_ / 2 : d.pair0 ? 1 : width_ / 2 - 1;
+    s.line_count = axis_lines * s.sublines;
+    // Radix: the option, else 4 up to lines of 1024 and 8 above (measured on the H200: 1024^2
+    // 75 us at radix 4, 93 at 8; 4096^2 1.47 ms at radix 4, 1.15 at 8), raised where a line would
+    // need more than 1024 threads.
+    s.radix = options_.compute_radix ? options_.compute_radix : s.length <= 1024 ? 4 : 8;
+    while (s.length / s.radix > kMaxThreads) s.radix *= 2;
+    s.radix = std::min({s.radix, 16, s.length});
+    s.threads = s.length / s.radix;
+    // Components per exchange round: as many as fit (at most 2 on llvmpipe, whose JIT is slow to
+    // compile more), padded where the padding fits too; 0 if not even one fits.
+    auto fit = [&](int lines, int& pad) {
+        for (int c : {8, 4, 2, 1}) {
+            if (software_ && c > 2) continue;
+            pad = pad_every(c, lines);
+            if (shared_bytes(s.length, lines, c, pad) > shared_bytes_) pad = 0;
+            if (shared_bytes(s.length, lines, c, pad) <= shared_bytes_) return c;
+        }
+        return 0;
+    };
+    // Lines per workgroup: the option, else up to 4 for rows (a warp then covers a 2D patch of the
+    // tiled texture) and 2 for columns, where that still leaves two components per exchange
+    // round (measured on the H200: one component, eight rounds an exchange, ran 3-10x slower).
+    // Pair 0's mirror in step B needs two.
+    const bool mirror_b = d.pair0 && d.step == 2 && (d.store == "STORE_SPECTRUM" || d.multiply_last);
+    const bool chosen = options_.compute_lines != 0 || mirror_b;
+    int lines = mirror_b ? 2 : options_.compute_lines ? options_.compute_lines : rows ? 4 : 2;
+    int pad = 0;
+    while (lines > 1 && (lines * s.threads > kMaxThreads || (!mirror_b && lines > s.line_count) || fit(lines, pad) < (chosen ? 1 : 2)))
+        lines /= 2;
+    s.lines = lines;
+    s.components = fit(lines, pad);
+    s.pad_every = pad;
+    if (!s.components) throw GlError("a line of " + std::to_string(s.length) + " does not fit the GL's shared memory");
+    s.groups = mirror_b ? s.sublines / 2 + 1 : (s.line_count + lines - 1) / lines;
+    return s;
+}
+
+ProgramSpec ComputeFft::spec(const Dispatch& d) const {
+    const Shape s = shape(d);
+    std::vector<int> forward = line_radices(s.length, s.radix), inverse = forward;
     // The filter's inverse column stage starts with the forward's last radix: the first inverse
     // butterfly reads exactly the elements the last forward one wrote, still in registers.
-    if (std::string(step.variant) == "COLUMNS_FILTER") {
+    if (d.transform == "FILTER") {
         inverse.assign(1, forward.back());
         inverse.insert(inverse.end(), forward.begin(), forward.end() - 1);
     }
     std::vector<std::string> defines = {
-        step.variant,
-        "LENGTH " + std::to_string(length),
+        d.axis == Axis::Rows ? "ROWS" : "COLUMNS",
+        d.load,
+        d.transform,
+        d.store,
+        "LENGTH " + std::to_string(s.length),
         "RADIX " + std::to_string(forward.front()),
-        "THREADS " + std::to_string(length / forward.front()),
-        "FORWARD_TRANSFORM " + stage_calls(forward, length, "-1.0"),
+        "THREADS " + std::to_string(s.length / forward.front()),
+        "LINES " + std::to_string(s.lines),
+        "GROUP_SIZE " + std::to_string(s.lines * s.length / forward.front()),
+        "COMPONENTS " + std::to_string(s.components),
+        "PAD_EVERY " + std::to_string(s.pad_every),
+        "SUBLINES " + std::to_string(s.sublines),
+        "LINE_COUNT " + std::to_string(s.line_count),
+        "WIDTH " + std::to_string(width_),
+        "HEIGHT " + std::to_string(height_),
+        "FORWARD_TRANSFORM " + stage_calls(forward, s.length, "-1.0"),
         "FORWARD_FIRST " + std::to_string(forward.front()),
         "FORWARD_LAST " + std::to_string(forward.back()),
-        "INVERSE_TRANSFORM " + stage_calls(inverse, length, "1.0"),
+        "INVERSE_TRANSFORM " + stage_calls(inverse, s.length, "1.0"),
         "INVERSE_FIRST " + std::to_string(inverse.front()),
         "INVERSE_LAST " + std::to_string(inverse.back()),
-        "COMPONENTS " + std::to_string(components_for(length)),
-        std::string("IMAGE_FORMAT ") + (step.half_target ? "rgba16f" : "rgba32f"),
+        std::string("IMAGE_FORMAT ") + (half(*d.target) ? "rgba16f" : "rgba32f"),
     };
-    if (step.pair0) defines.push_back("PAIR0");
+    if (d.step == 1) defines.push_back("STEP_A");
+    if (d.step == 2) defines.push_back("STEP_B");
+    if (d.multiply_last) defines.push_back("MULTIPLY_LAST");
+    if (d.pair0) defines.push_back("PAIR0");
     return ProgramSpec{"", "fft_line.comp", defines, false};
 }
 
-std::vector<ComputeFft::Step> ComputeFft::dispatches(std::vector<Step> steps) const {
-    std::vector<Step> out;
-    for (Step s : steps) {
-        if (s.rows) {
-            out.push_back(s);
-            continue;
+std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>& passes) const {
+    std::vector<Dispatch> out;
+    for (const Pass& p : passes) {
+        const bool rows = p.axis == Axis::Rows;
+        std::vector<Dispatch> steps;
+        Dispatch whole{p.axis, false, 0, p.load, p.transform, p.store, false, p.source, p.target, p.scale, p.gain, p.label};
+        if (split(rows ? width_ : height_).size() == 1) {
+            steps.push_back(whole);
+        } else {
+            // Four-step: A from the pass's source into the scratch target (complex lines as row or
+            // column pairs), B from there to the pass's target. A filter's column pass runs the
+            // forward pair, the multiply at the end of its B, then the inverse pair.
+            const char* pair = rows ? "ROW_PAIR" : "COLUMN_PAIR";
+            const Texture* scratch = &scratch_.texture();
+            auto step = [&](int n, const std::string& load, const char* transform, const std::string& store, const Texture* from,
+                            const Texture* to, float scale, float gain, const std::string& label) {
+                return Dispatch{p.axis, false, n, load, transform, store, false, from, to, scale, gain, label};
+            };
+            const std::string load_pair = std::string("LOAD_") + pair, store_pair = std::string("STORE_") + pair;
+            if (std::string(p.transform) == "FILTER") {
+                // The intermediate between the two pairs: the pass's source, read by step A already.
+                steps.push_back(step(1, p.load, "FORWARD", store_pair, p.source, scratch, p.scale, 1, std::string(p.label) + " A"));
+                steps.push_back(step(2, load_pair, "FORWARD", store_pair, scratch, p.source, 1, p.gain, std::string(p.label) + " B"));
+                steps.back().multiply_last = true;
+                steps.push_back(step(1, load_pair, "INVERSE", store_pair, p.source, scratch, 1, 1, std::string(p.label) + " A'"));
+                steps.push_back(step(2, load_pair, "INVERSE", p.store, scratch, p.target, 1, 1, std::string(p.label) + " B'"));
+            } else {
+                steps.push_back(step(1, p.load, p.transform, store_pair, p.source, scratch, p.scale, 1, std::string(p.label) + " A"));
+                steps.push_back(step(2, load_pair, p.transform, p.store, scratch, p.target, 1, p.gain, std::string(p.label) + " B"));
+            }
         }
-        if (width_ / 2 > 1) out.push_back(s);  // pairs 1 .. M/2 - 1
-        s.pair0 = true;
-        out.push_back(s);
+        for (Dispatch d : steps) {
+            if (rows) {
+                out.push_back(d);
+                continue;
+            }
+            // Pair 0 first: one workgroup (or a few), started before the others fill the GPU and
+            // run alongside them (no barrier in between).
+            Dispatch pair0 = d;
+            pair0.pair0 = true;
+            pair0.label += " (pair 0)";
+            out.push_back(pair0);
+            if (width_ / 2 > 1) out.push_back(d);
+        }
     }
     return out;
 }
 
-void ComputeFft::run(const std::vector<Step>& given, const Texture* kernel, Profile* profile) {
-    const std::vector<Step> steps = dispatches(given);
+std::vector<std::string> ComputeFft::describe_dispatches() const {
+    std::vector<std::string> lines;
+    RenderTarget result(1, 1);
+    for (const Dispatch& d : dispatches(filter_passes(result.texture(), result))) {
+        Shape s = shape(d);
+        lines.push_back(d.label + ": " + std::to_string(s.groups) + " workgroups of " + std::to_string(s.lines) + " x " +
+                        std::to_string(s.threads) + " threads, lines of " + std::to_string(s.length) + " (radix " +
+                        std::to_string(s.radix) + "), " + std::to_string(s.components) + " components per exchange round, " +
+                        std::to_string(shared_bytes(s.length, s.lines, s.components, s.pad_every)) + " bytes of shared memory");
+    }
+    return lines;
+}
+
+void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Profile* profile) {
+    const std::vector<Dispatch> steps = dispatches(passes);
+    // A column step's pair-0 dispatch and the next (pairs 1 .. M/2 - 1) read the same source and
+    // write different texels: no barrier, and no timestamp, between them.
+    auto twin_follows = [&](size_t i) { return steps[i].pair0 && i + 1 < steps.size() && !steps[i + 1].pair0 && steps[i + 1].axis == Axis::Columns; };
     if (profile) {
         if (timestamps_.size() < steps.size() + 1) {
             if (!timestamps_.empty()) glDeleteQueries(static_cast<GLsizei>(timestamps_.size()), timestamps_.data());
@@ -155,27 +278,29 @@ void ComputeFft::run(const std::vector<Step>& given, const Texture* kernel, Prof
         glQueryCounter(timestamps_[0], GL_TIMESTAMP);
     }
     bind(1, kernel);
+    std::vector<size_t> timed;  // the step after which each timestamp was taken
     for (size_t i = 0; i < steps.size(); ++i) {
-        const Step& s = steps[i];
-        if (s.source->id() == s.target->id()) throw std::logic_error("a dispatch would overwrite its own source");
-        const GlProgram& program = programs_.get(spec(s));
+        const Dispatch& d = steps[i];
+        if (d.source->id() == d.target->id()) throw std::logic_error("a dispatch would overwrite its own source");
+        const Shape s = shape(d);
+        const GlProgram& program = programs_.get(spec(d));
         program.use();
-        program.set(Uniform::Size, static_cast<float>(width_), static_cast<float>(height_));
-        program.set(Uniform::Scale, s.scale);
-        program.set(Uniform::Gain, s.gain);
-        bind(0, s.source);
-        bind(2, &twiddles_.at(s.rows ? width_ : height_));
-        glBindImageTexture(0, s.target->id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, s.half_target ? GL_RGBA16F : GL_RGBA32F);
-        glDispatchCompute(static_cast<GLuint>(s.rows ? height_ / 2 : s.pair0 ? 1 : width_ / 2 - 1), 1, 1);
+        program.set(Uniform::Scale, d.scale);
+        program.set(Uniform::Gain, d.gain);
+        bind(0, d.source);
+        bind(2, &twiddles_.at(s.full));
+        glBindImageTexture(0, d.target->id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, half(*d.target) ? GL_RGBA16F : GL_RGBA32F);
+        const int x = std::min(s.groups, 32768), y = (s.groups + x - 1) / x;
+        glDispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>(y), 1);
+        if (twin_follows(i)) continue;
         // What one dispatch wrote, the next reads as a texture; the caller may read it back or
-        // draw from it. A column step's two dispatches (pairs 1.. and pair 0) read the same
-        // source and write different texels: no barrier between them, so the one-workgroup pair-0
-        // dispatch runs alongside the other (alone it cost 26 us of latency at 1024^2).
-        bool twin_follows = !s.rows && !s.pair0 && i + 1 < steps.size() && steps[i + 1].pair0;
-        if (!twin_follows)
-            glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT |
+        // draw from it.
+        glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT |
                         GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
-        if (profile) glQueryCounter(timestamps_[i + 1], GL_TIMESTAMP);
+        if (profile) {
+            timed.push_back(i);
+            glQueryCounter(timestamps_[timed.size()], GL_TIMESTAMP);
+        }
     }
     glUseProgram(0);
     glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
@@ -183,41 +308,50 @@ void ComputeFft::run(const std::vector<Step>& given, const Texture* kernel, Prof
     check_gl("running the compute FFT");
     if (profile) {
         *profile = Profile{};
-        std::vector<GLuint64> t(steps.size() + 1);
-        for (size_t i = 0; i <= steps.size(); ++i) glGetQueryObjectui64v(timestamps_[i], GL_QUERY_RESULT, &t[i]);
-        for (size_t i = 0; i < steps.size(); ++i) {
+        std::vector<GLuint64> t(timed.size() + 1);
+        for (size_t i = 0; i <= timed.size(); ++i) glGetQueryObjectui64v(timestamps_[i], GL_QUERY_RESULT, &t[i]);
+        for (size_t i = 0; i < timed.size(); ++i) {
             double ms = static_cast<double>(t[i + 1] - t[i]) * 1e-6;
+            const Dispatch& d = steps[timed[i]];
             profile->pass_ms.push_back(ms);
-            profile->pass_labels.push_back(std::string(steps[i].variant) + (steps[i].pair0 ? " (pair 0)" : ""));
+            profile->pass_labels.push_back(d.axis == Axis::Columns && !d.pair0 ? d.label + " (with pair 0)" : d.label);
             profile->program_ms[static_cast<size_t>(Program::Fft)] += ms;
             profile->total_ms += ms;
         }
     }
 }
 
-void ComputeFft::forward(const Texture& image, RenderTarget& spectrum, Profile* profile) {
+std::vector<ComputeFft::Pass> ComputeFft::forward_passes(const Texture& image, RenderTarget& spectrum) const {
     const float m = static_cast<float>(width_), n = static_cast<float>(height_);
-    const bool half = storage_ == Storage::Float16;
-    run({{"ROWS_FORWARD", true, &image, &rows_out_.texture(), 1, 1, half},
-         {"COLUMNS_FORWARD", false, &rows_out_.texture(), &spectrum.texture(), 1 / m, 1 / n}},
-        nullptr, profile);
+    return {{Axis::Rows, "LOAD_ROW_PAIR", "FORWARD", "STORE_ROW_PAIR", &image, &rows_out_.texture(), 1, 1, "rows forward"},
+            {Axis::Columns, "LOAD_UNTANGLED", "FORWARD", "STORE_SPECTRUM", &rows_out_.texture(), &spectrum.texture(), 1 / m, 1 / n,
+             "columns forward"}};
+}
+
+std::vector<ComputeFft::Pass> ComputeFft::inverse_passes(const Texture& spectrum, RenderTarget& image) const {
+    return {{Axis::Columns, "LOAD_SPECTRUM", "INVERSE", "STORE_ROW_PAIRS", &spectrum, &columns_out_.texture(), 1, 1, "columns inverse"},
+            {Axis::Rows, "LOAD_ROW_PAIR", "INVERSE", "STORE_ROW_PAIR", &columns_out_.texture(), &image.texture(), 1, 1, "rows inverse"}};
+}
+
+std::vector<ComputeFft::Pass> ComputeFft::filter_passes(const Texture& image, RenderTarget& out) const {
+    // The kernel's spectrum carries 1/(MN); the image's column transform lacks its 1/N: gain M.
+    const float m = static_cast<float>(width_);
+    return {{Axis::Rows, "LOAD_ROW_PAIR", "FORWARD", "STORE_ROW_PAIR", &image, &rows_out_.texture(), 1, 1, "rows forward"},
+            {Axis::Columns, "LOAD_UNTANGLED", "FILTER", "STORE_ROW_PAIRS", &rows_out_.texture(), &columns_out_.texture(), 1 / m, m,
+             "columns filter"},
+            {Axis::Rows, "LOAD_ROW_PAIR", "INVERSE", "STORE_ROW_PAIR", &columns_out_.texture(), &out.texture(), 1, 1, "rows inverse"}};
+}
+
+void ComputeFft::forward(const Texture& image, RenderTarget& spectrum, Profile* profile) {
+    run(forward_passes(image, spectrum), nullptr, profile);
 }
 
 void ComputeFft::inverse(const Texture& spectrum, RenderTarget& image, Profile* profile) {
-    const bool half = storage_ == Storage::Float16;
-    run({{"COLUMNS_INVERSE", false, &spectrum, &columns_out_.texture(), 1, 1, half},
-         {"ROWS_INVERSE", true, &columns_out_.texture(), &image.texture(), 1, 1}},
-        nullptr, profile);
+    run(inverse_passes(spectrum, image), nullptr, profile);
 }
 
 void ComputeFft::filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out, Profile* profile) {
-    // The kernel's spectrum carries 1/(MN); the image's column transform lacks its 1/N: gain M.
-    const float m = static_cast<float>(width_);
-    const bool half = storage_ == Storage::Float16;
-    run({{"ROWS_FORWARD", true, &image, &rows_out_.texture(), 1, 1, half},
-         {"COLUMNS_FILTER", false, &rows_out_.texture(), &columns_out_.texture(), 1 / m, m, half},
-         {"ROWS_INVERSE", true, &columns_out_.texture(), &out.texture(), 1, 1}},
-        &kernel_spectrum, profile);
+    run(filter_passes(image, out), &kernel_spectrum, profile);
 }
 
 }  // namespace gpufft

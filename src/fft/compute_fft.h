@@ -1,12 +1,14 @@
-// The compute backend (programs/fft_line.comp): one workgroup per line, the whole line in shared
+// The compute backend (programs/fft_line.comp): workgroups of G lines, each line whole in shared
 // memory and registers, so an axis is one dispatch and a filter three: rows, columns (forward,
-// multiply, inverse), rows. Same textures in and out, same compressed layout (Eq. 10) as the
+// multiply, inverse), rows. Lines longer than shared memory holds take two dispatches per
+// transform (four-step). Same textures in and out, same compressed layout (Eq. 10) as the
 // fragment chain.
 #pragma once
 
 #include "fft/fft2d.h"
 
 #include <map>
+#include <string>
 #include <vector>
 
 namespace gpufft {
@@ -24,36 +26,65 @@ public:
     using Fft2D::forward;
     using Fft2D::inverse;
 
-    /// Whether this context runs compute shaders with image load/store, and a line of `length`
-    /// (a power of two) fits the shared memory of one workgroup.
-    static bool supported(int length);
+    /// Whether this context runs compute shaders with image load/store.
+    static bool supported();
     /// The stage radices of a line of `length`, none above `max_radix` (4, 8 or 16): as many of the
     /// largest as fit, then the rest (2 only where nothing else divides); largest first.
     static std::vector<int> line_radices(int length, int max_radix);
-    /// The largest radix used on this context for an option value (0: auto).
+    /// The option value checked: 4, 8, 16, or 0 (auto: by line length).
     static int radix_for(int option);
+    /// How a line of `length` is transformed: {length} whole, or {L1, L2} (four-step).
+    std::vector<int> split(int length) const;
+    /// One line per dispatch description, for --pass-costs and tests.
+    std::vector<std::string> describe_dispatches() const;
 
 private:
-    /// One dispatch: `variant` (ROWS_FORWARD, ...) over `groups` lines.
-    struct Step {
-        const char* variant;
-        bool rows;
+    enum class Axis { Rows, Columns };
+    /// One logical pass of a transform, before it becomes dispatches.
+    struct Pass {
+        Axis axis;
+        const char* load;       ///< LOAD_ROW_PAIR, LOAD_UNTANGLED, LOAD_SPECTRUM
+        const char* transform;  ///< FORWARD, INVERSE or FILTER
+        const char* store;      ///< STORE_ROW_PAIR, STORE_SPECTRUM, STORE_ROW_PAIRS
         const Texture* source;
         const Texture* target;
         float scale, gain;
-        bool half_target = false;  ///< the target is an RGBA16F intermediate
-        bool pair0 = false;        ///< columns: the dispatch for columns 0 and M/2 (else pairs 1 .. M/2 - 1)
+        const char* label;
     };
-    /// Column steps become two dispatches: pairs 1 .. M/2 - 1, and pair 0.
-    std::vector<Step> dispatches(std::vector<Step> steps) const;
-    void run(const std::vector<Step>& steps, const Texture* kernel, Profile* profile);
-    ProgramSpec spec(const Step& step) const;
+    /// One dispatch: a pass whole, or one step of its four-step route; columns twice (pair 0 and
+    /// pairs 1 .. M/2 - 1).
+    struct Dispatch {
+        Axis axis;
+        bool pair0 = false;
+        int step = 0;            ///< 0: whole lines; 1, 2: steps A and B of the four-step route
+        std::string load, transform, store;
+        bool multiply_last = false;
+        const Texture* source;
+        const Texture* target;
+        float scale, gain;
+        std::string label;
+    };
+    /// Geometry of a dispatch's program: lengths, threads, lines per workgroup, shared memory.
+    struct Shape {
+        int full = 0, length = 0, sublines = 1, line_count = 0, groups = 0;
+        int radix = 0, threads = 0, lines = 1, components = 0, pad_every = 0;
+    };
+
+    std::vector<Pass> forward_passes(const Texture& image, RenderTarget& spectrum) const;
+    std::vector<Pass> inverse_passes(const Texture& spectrum, RenderTarget& image) const;
+    std::vector<Pass> filter_passes(const Texture& image, RenderTarget& out) const;
+    std::vector<Dispatch> dispatches(const std::vector<Pass>& passes) const;
+    Shape shape(const Dispatch& d) const;
+    ProgramSpec spec(const Dispatch& d) const;
+    void run(const std::vector<Pass>& passes, const Texture* kernel, Profile* profile);
 
     ProgramCache& programs_;
     FftOptions options_;
-    int max_radix_;
+    int shared_bytes_;
+    bool software_;
     RenderTarget rows_out_, columns_out_;   // H (tangled row transforms), and the row pairs for the inverse
-    std::map<int, Texture> twiddles_;      // W_L^k, k < L, per line length
+    RenderTarget scratch_;                  // between the steps of the four-step route, where it runs
+    std::map<int, Texture> twiddles_;       // W_F^k, k < F, per line length
     std::vector<GLuint> timestamps_;
 };
 

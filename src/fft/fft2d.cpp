@@ -42,12 +42,7 @@ std::unique_ptr<Fft2D> make_fft(ProgramCache& programs, int width, int height, c
     check_fft_size(width, height);
     switch (options.backend) {
         case Backend::Fragment: return std::make_unique<FragmentFft>(programs, width, height, options);
-        case Backend::Compute:
-            // Lines longer than one workgroup's shared memory holds (8192 with NVIDIA's 48 KB,
-            // 4096 with llvmpipe's 32 KB) go through the fast fragment chain's passes instead.
-            if (ComputeFft::supported(width) && ComputeFft::supported(height))
-                return std::make_unique<ComputeFft>(programs, width, height, options);
-            return std::make_unique<FragmentFft>(programs, width, height, FftOptions{Backend::Fragment, options.storage, 0, false});
+        case Backend::Compute: return std::make_unique<ComputeFft>(programs, width, height, options);
     }
     throw std::invalid_argument("unknown backend");
 }

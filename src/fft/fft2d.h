@@ -22,9 +22,14 @@ struct FftOptions {
     /// the fast chain (radix 16 over eight render targets) wherever the GPU and the size allow it.
     int radix = 0;
     bool computed_twiddles = false;  ///< fast chain: W computed in the shader instead of read from the table
-    /// Compute backend: the largest stage radix, 4, 8 or 16; 0 (auto) is 4: the fastest on the
-    /// H200 (larger radices spill registers) and the quickest for llvmpipe's JIT to compile.
+    /// Compute backend: the largest stage radix, 4, 8 or 16; 0 (auto): 4 for lines up to 1024, 8
+    /// above (the fastest on the H200; llvmpipe's JIT also compiles radix 4 quickest).
     int compute_radix = 0;
+    /// Compute backend: lines per workgroup (1, 2, 4, 8, 16); 0 (auto) as measured fastest.
+    int compute_lines = 0;
+    /// Compute backend: the longest line transformed in one dispatch; longer ones take the
+    /// four-step route (two dispatches). 0 (auto): the longest that fits shared memory.
+    int compute_max_line = 0;
 };
 
 /// GPU time of one run per program (timer queries, milliseconds), filled when asked for.

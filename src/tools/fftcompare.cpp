@@ -40,6 +40,7 @@ struct Options {
     std::vector<Size> sizes;
     std::string input, kernel;
     int repeat = 0;  // 0: about a second's worth per measurement, 3..50
+    double warm_up = 0.3;  // seconds of untimed GPU work before GPU timings
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     double max_error = 1e-6;
     double max_ratio = 3.0;
@@ -75,6 +76,8 @@ void print_help() {
         "                        size; default size: the image's, rounded up to powers of two)\n"
         "  --kernel SPEC         impulse response as in fftfilter (default: random, as large as the image)\n"
         "  --repeat K            timed runs per measurement (default: about one second's worth, 3..50)\n"
+        "  --warm-up S           seconds of untimed GPU work before GPU timings (default 0.3: a GPU\n"
+        "                        clocks up only under load)\n"
         "  --threads N           the \"all cores\" FFTW thread count (default %d)\n"
         "  --no-speed            accuracy only\n"
         "  --max-error E         fail if a GPU relative RMS error exceeds E (default 1e-6)\n"
@@ -111,29 +114,30 @@ std::vector<Size> parse_sizes(const std::string& list) {
 
 Options parse_options_or_throw(int argc, char** argv) {
     enum { kSizes = 1000, kInput, kKernel, kRepeat, kThreads, kNoSpeed, kMaxError, kMaxRatio, kCsv, kJson, kPlot,
-           kBackend, kGlDevice, kCorrupt, kPassCosts, kVersion_ };
-    const option longs[] = {
+           kBackend, kGlDevice, kCorrupt, kPassCosts, kVersion_, kWarmUp };
+    std::vector<option> longs = {
         {"sizes", required_argument, nullptr, kSizes},   {"input", required_argument, nullptr, kInput},
         {"kernel", required_argument, nullptr, kKernel}, {"repeat", required_argument, nullptr, kRepeat},
         {"threads", required_argument, nullptr, kThreads}, {"no-speed", no_argument, nullptr, kNoSpeed},
         {"max-error", required_argument, nullptr, kMaxError}, {"max-ratio", required_argument, nullptr, kMaxRatio},
         {"csv", no_argument, nullptr, kCsv},             {"json", no_argument, nullptr, kJson},
-        {"plot", required_argument, nullptr, kPlot},     {"backend", required_argument, nullptr, kBackend}, {"radix", required_argument, nullptr, kBackend},
-        {"twiddles", required_argument, nullptr, kBackend}, {"compute-radix", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},
+        {"plot", required_argument, nullptr, kPlot},     {"warm-up", required_argument, nullptr, kWarmUp},
         {"gl-device", required_argument, nullptr, kGlDevice}, {"test-corrupt-spectrum", no_argument, nullptr, kCorrupt},
         {"pass-costs", no_argument, nullptr, kPassCosts},
         {"quiet", no_argument, nullptr, 'q'},            {"help", no_argument, nullptr, 'h'},
-        {"version", no_argument, nullptr, kVersion_},    {nullptr, 0, nullptr, 0}};
+        {"version", no_argument, nullptr, kVersion_}};
+    add_fft_long_options(longs, kBackend);
     Options o;
     opterr = 0;
     int c;
     int index = 0;
-    while ((c = getopt_long(argc, argv, ":qh", longs, &index)) != -1) {
+    while ((c = getopt_long(argc, argv, ":qh", longs.data(), &index)) != -1) {
         switch (c) {
             case kSizes: o.sizes = parse_sizes(optarg); break;
             case kInput: o.input = optarg; break;
             case kKernel: o.kernel = optarg; break;
             case kRepeat: o.repeat = parse_int(optarg, "--repeat", 1, 100000); break;
+            case kWarmUp: o.warm_up = parse_double(optarg, "--warm-up", 0, 60); break;
             case kThreads: o.threads = parse_int(optarg, "--threads", 1, 4096); break;
             case kNoSpeed: o.speed = false; break;
             case kMaxError: o.max_error = parse_double(optarg, "--max-error", 0, 1); break;
@@ -162,11 +166,12 @@ Options parse_options(int argc, char** argv) {
 
 // --- Measurements ------------------------------------------------------------------------------
 
-/// Median milliseconds of `run` (which returns its own measure) after one warm-up run; repeats
+/// Median milliseconds of `run` (which returns its own measure) after warming up for `warm`
+/// seconds (at least one run: a fresh timer query's first result can be junk on llvmpipe); repeats
 /// until about a second has passed (3..50 runs) unless a count is given.
 template <typename F>
-double median_ms(int repeat, F run) {
-    run();  // warm-up, not counted (a fresh timer query's first result can be junk on llvmpipe)
+double median_ms(int repeat, double warm, F run) {
+    warm_up(warm, [&] { run(); });
     std::vector<double> ms;
     auto start = std::chrono::steady_clock::now();
     for (int i = 0;; ++i) {
@@ -251,7 +256,7 @@ std::vector<Row> measure(ProgramCache& programs, const Options& o, const PngImag
     }
     if (o.speed) {
         auto time_fftwf = [&](FftwfFilter& f) {
-            return median_ms(o.repeat, [&] {
+            return median_ms(o.repeat, 0, [&] {
                 std::copy(image.begin(), image.end(), f.frame());  // untimed: the frame starts in memory
                 return wall_ms([&] { f.filter(); });
             });
@@ -284,16 +289,16 @@ std::vector<Row> measure(ProgramCache& programs, const Options& o, const PngImag
         }
         if (o.speed) {
             GpuTimer timer;
-            row.gpu_ms = median_ms(o.repeat, [&] {
+            row.gpu_ms = median_ms(o.repeat, o.warm_up, [&] {
                 timer.begin();
                 filter.apply(fft->input(), fft->output());
                 timer.end();
                 return timer.milliseconds();
             });
-            row.upload_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->input().upload(image.data()); glFinish(); }); });
-            row.filter_wall_ms = median_ms(o.repeat, [&] { return wall_ms([&] { filter.apply(fft->input(), fft->output()); glFinish(); }); });
+            row.upload_ms = median_ms(o.repeat, 0, [&] { return wall_ms([&] { fft->input().upload(image.data()); glFinish(); }); });
+            row.filter_wall_ms = median_ms(o.repeat, 0, [&] { return wall_ms([&] { filter.apply(fft->input(), fft->output()); glFinish(); }); });
             std::vector<float> out(image.size());
-            row.download_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->output().download(out.data()); }); });
+            row.download_ms = median_ms(o.repeat, 0, [&] { return wall_ms([&] { fft->output().download(out.data()); }); });
         }
         rows.push_back(row);
     }
@@ -418,6 +423,7 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
             std::vector<double> total, download;
             std::vector<std::string> labels;
             std::vector<float> out(image.size());
+            warm_up(o.warm_up, [&] { filter.apply(base->input(), base->output()); glFinish(); });
             for (int r = 0; r <= (o.repeat ? o.repeat : 9); ++r) {
                 Profile p;
                 filter.apply(base->input(), base->output(), &p);
@@ -446,6 +452,7 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
         const Plan& plan = *fft->filter_plan();
         std::vector<std::vector<double>> per_pass(plan.passes.size()), copies(1), totals(1);
         const int runs = o.repeat ? o.repeat : 9;
+        warm_up(o.warm_up, [&] { fft->run(plan, fft->input(), fft->output(), &filter.spectrum().texture()); glFinish(); });
         for (int r = 0; r <= runs; ++r) {
             Profile p, c;
             fft->run(plan, fft->input(), fft->output(), &filter.spectrum().texture(), &p);
@@ -544,7 +551,7 @@ int run(Options o) {
         fast.backend = Backend::Fragment;
         compute.backend = Backend::Compute;
         implementations = {radix2, fast};
-        if (ComputeFft::supported(2)) implementations.push_back(compute);
+        if (ComputeFft::supported()) implementations.push_back(compute);
     }
     std::vector<Row> rows;
     for (Size s : o.sizes) {

@@ -90,7 +90,7 @@ void print_help() {
 Options parse_options_or_throw(int argc, char** argv) {
     enum { kSpectrum = 1000, kSynth, kNoNormalize, kLinear, kPremultiply, kMaxFft, kMaxPixels, kBackend, kGlDevice,
            kVersion_, kDepth };
-    const option longs[] = {
+    std::vector<option> longs = {
         {"kernel", required_argument, nullptr, 'k'},     {"output", required_argument, nullptr, 'o'},
         {"boundary", required_argument, nullptr, 'b'},   {"spectrum", no_argument, nullptr, kSpectrum},
         {"synth", required_argument, nullptr, kSynth},   {"force", no_argument, nullptr, 'f'},
@@ -98,15 +98,14 @@ Options parse_options_or_throw(int argc, char** argv) {
         {"help", no_argument, nullptr, 'h'},             {"version", no_argument, nullptr, kVersion_},
         {"no-normalize", no_argument, nullptr, kNoNormalize}, {"linear", no_argument, nullptr, kLinear},
         {"premultiply", no_argument, nullptr, kPremultiply},  {"max-fft", required_argument, nullptr, kMaxFft},
-        {"max-pixels", required_argument, nullptr, kMaxPixels}, {"backend", required_argument, nullptr, kBackend}, {"radix", required_argument, nullptr, kBackend},
-        {"twiddles", required_argument, nullptr, kBackend}, {"compute-radix", required_argument, nullptr, kBackend}, {"half", no_argument, nullptr, kBackend},
-        {"gl-device", required_argument, nullptr, kGlDevice},   {"depth", required_argument, nullptr, kDepth},
-        {nullptr, 0, nullptr, 0}};
+        {"max-pixels", required_argument, nullptr, kMaxPixels}, {"gl-device", required_argument, nullptr, kGlDevice},
+        {"depth", required_argument, nullptr, kDepth}};
+    add_fft_long_options(longs, kBackend);
     Options o;
     opterr = 0;
     int c;
     int index = 0;
-    while ((c = getopt_long(argc, argv, ":k:o:b:fqvh", longs, &index)) != -1) {
+    while ((c = getopt_long(argc, argv, ":k:o:b:fqvh", longs.data(), &index)) != -1) {
         switch (c) {
             case 'k': o.kernel = optarg; break;
             case 'o': o.output = optarg; break;
