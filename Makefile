@@ -5,8 +5,11 @@
 #   make demo       the main job: filter the bundled images/ into out/<filter>/
 #   make images     regenerate the bundled images in images/ (needs a GL context)
 #   make cufft      the cuFFT peer program bin/cufft_filter (needs nvcc; run on an NVIDIA GPU)
+#   make fuzz       build the libFuzzer targets (clang) and run each FUZZ_SECONDS (default 600) on
+#                   the project's seed corpus; findings land in out/fuzz/findings/
 #   DEBUG=1         -O0 -g and a glGetError check after GL calls
-#   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (objects in obj-sanitize/)
+#   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (objects in obj-sanitize/, binaries in
+#                   bin/sanitize/); make test SANITIZE=1 runs the whole suite on them
 
 CXX      ?= g++
 PKGS     := glew egl glut libpng zlib fftw3 fftw3f
@@ -15,11 +18,16 @@ DEB_PACKAGES := g++ make pkg-config libglew-dev libegl-dev libegl-mesa0 libgl1-m
                 libpng-dev libfftw3-dev xvfb xauth xdotool gnuplot-nox
 
 OBJ      := obj
+BIN      := bin
 ifeq ($(SANITIZE),1)
 OBJ      := obj-sanitize
-SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+BIN      := bin/sanitize
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -DGPUFFT_SANITIZE
+# Mesa's and LLVM's allocations that live until exit are not ours: test/lsan.supp names them.
+export ASAN_OPTIONS  := detect_leaks=1:abort_on_error=0:strict_string_checks=1
+export LSAN_OPTIONS  := suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0
+export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
 endif
-BIN      := bin
 
 CXXFLAGS ?= $(if $(DEBUG),-O0 -g,-O2 -DNDEBUG)
 CXXFLAGS += -std=c++17 -Wall -Wextra -pedantic -MMD -MP $(SANFLAGS)
@@ -38,7 +46,7 @@ PROGRAMS := $(sort $(wildcard programs/*))
 DEMO_FILTERS := gaussian:4 disk:6 motion:25,30 sharpen:1.5 lowpass:0.1 highpass:0.05 \
                 images/kernels/hexagon.png images/kernels/star-streak.png images/kernels/chromatic.png
 
-.PHONY: all deps test demo images cufft clean
+.PHONY: all deps test demo images cufft fuzz fuzzers clean
 # Keep the objects of tools and tests: they are not intermediate files to delete.
 .SECONDARY:
 all: deps $(TOOLS) $(TESTS)
@@ -98,10 +106,51 @@ $(BIN)/cufft_filter: test/cufft_filter.cu
 	nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 $< -o $@ \
 	    -lcufft -Xlinker -rpath=/usr/local/cuda/lib64 -lfftw3 -lm
 
+# Fuzzing with clang's libFuzzer (Debian: clang, libclang-rt-14-dev), ASan and UBSan: the PNG reader
+# and the kernel-spec parser (test/fuzz/). Only the CPU-side sources they reach are built.
+FUZZ_CXX     ?= clang++
+FUZZ_SECONDS ?= 600
+FUZZ_OBJ     := obj-fuzz
+FUZZ_FLAGS   := -std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRC     := src/image/png_io.cpp src/image/kernels.cpp src/image/files.cpp src/app/cli.cpp src/fft/reference.cpp
+FUZZ_LIBOBJ  := $(FUZZ_SRC:%.cpp=$(FUZZ_OBJ)/%.o)
+FUZZERS      := $(BIN)/fuzz/fuzz_png $(BIN)/fuzz/fuzz_kernel
+
+$(FUZZ_OBJ)/%.o: %.cpp
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Isrc $(shell pkg-config --cflags libpng) -MMD -MP -c $< -o $@
+
+$(BIN)/fuzz/fuzz_%: test/fuzz/fuzz_%.cpp test/fuzz/targets.h $(FUZZ_LIBOBJ)
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc -Itest $(shell pkg-config --cflags libpng) $< $(FUZZ_LIBOBJ) \
+	    $(shell pkg-config --libs libpng zlib fftw3) -o $@
+
+$(BIN)/fuzz/make_corpus: test/fuzz/make_corpus.cpp test/fuzz/corpus.h test/png_fixture.h
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O1 -Itest $< -lz -o $@
+
+fuzzers:
+	@command -v $(FUZZ_CXX) >/dev/null || { echo "make fuzz needs $(FUZZ_CXX): apt-get install -y clang libclang-rt-14-dev"; exit 1; }
+	@$(MAKE) --no-print-directory $(FUZZERS) $(BIN)/fuzz/make_corpus
+
+# Each fuzzer grows its corpus in out/fuzz/corpus/NAME from the seeds; a crash, leak, timeout or
+# sanitizer report is written to out/fuzz/findings/ (keep it in test/fuzz/regressions/ once fixed).
+fuzz: fuzzers
+	@mkdir -p out/fuzz/seeds && $(BIN)/fuzz/make_corpus out/fuzz/seeds
+	@mkdir -p out/fuzz/findings
+	@for t in png kernel; do \
+	  mkdir -p out/fuzz/corpus/$$t; \
+	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+	  $(BIN)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
+	      -print_final_stats=1 -artifact_prefix=out/fuzz/findings/$$t- out/fuzz/corpus/$$t out/fuzz/seeds/$$t \
+	      2> out/fuzz/fuzz_$$t.log || { tail -n 40 out/fuzz/fuzz_$$t.log; exit 1; }; \
+	  grep -E '^stat::(number_of_executed_units|peak_rss_mb)|cov: ' out/fuzz/fuzz_$$t.log | tail -n 3; \
+	done
+
 images: $(BIN)/makeimages
 	$(BIN)/makeimages images
 
 clean:
-	rm -rf obj obj-sanitize bin
+	rm -rf obj obj-sanitize obj-fuzz bin
 
--include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+-include $(shell find $(OBJ) $(FUZZ_OBJ) -name '*.d' 2>/dev/null)

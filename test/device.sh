@@ -2,7 +2,8 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests compare variants bench passes probe all (default: all)
+#   test/device.sh [steps...]     steps: info tests compare cufft large variants bench passes probe all
+#                                 (default: all)
 set -uo pipefail
 out=${OUT:-out/device}
 mkdir -p "$out"
@@ -25,7 +26,13 @@ if has tests; then
     TAIL=8 run test_fftcompare bin/test/test_fftcompare
 fi
 if has compare; then
-    run fftcompare bin/fftcompare --sizes 128,256,512,1024,2048,4096,1024x256,256x1024,2048x512 --plot "$out/fftcompare.png"
+    run fftcompare bin/fftcompare --sizes 128,256,512,1024,2048,4096,1024x256,256x1024,2048x512
+fi
+if has cufft && [ -x bin/cufft_filter ]; then  # the peer: make cufft (needs nvcc)
+    run cufft bin/cufft_filter 1024 2048 4096 8192
+fi
+if has large; then  # the compute backend's four-step sizes: GPU time per dispatch (no FFTW)
+    run large bin/fftcompare --pass-costs --backend compute --sizes 4096,8192,16384
 fi
 if has variants; then
     run twiddles_computed bin/fftcompare --sizes 256,1024,4096 --twiddles computed --max-ratio 0

@@ -16,8 +16,12 @@ namespace {
 
 std::string teapot() { return test::bin_dir() + "/teapot"; }
 std::string fftfilter() { return test::bin_dir() + "/fftfilter"; }
+/// Under Xvfb. (In the sanitizer build, leak checking is off for window runs only: freeglut closes
+/// the X display at exit, Mesa's GLX driver is unloaded with it, and its process-lifetime
+/// allocations then show as leaks of an unknown module that no suppression can name. Memory errors
+/// and undefined behaviour are still checked.)
 std::string xvfb(const std::string& command) {
-    return "xvfb-run -a -s '-screen 0 1024x768x24' " + command;
+    return "ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 xvfb-run -a -s '-screen 0 1024x768x24' " + command;
 }
 
 /// Largest difference between two images' samples, in steps of `depth` bits; -1 if sizes differ.
@@ -159,6 +163,7 @@ TEST(bad_options_give_one_line) {
         {"--headless --tonemap pretty", 2, "unknown tone map 'pretty'"},
         {"--bench --bench-sizes 64,99", 2, "99 is not a power of two"},
         {"--screenshot x.png", 2, "--screenshot needs --frames"},
+        {"--headless --frames 2 --screenshot x.png", 2, "--screenshot is for the window"},
         {"--size 128 --frames 2", 3, "cannot open the X display"},
     };
     for (const Case& c : cases) {

@@ -88,7 +88,7 @@ const char* fft_options_help() {
            "  --compute-radix R     compute backend: largest stage radix 4, 8 or 16 (default: by size)\n"
            "  --compute-lines G     compute backend: lines per workgroup 1, 2, 4, 8 or 16 (default: by size)\n"
            "  --compute-max-line L  compute backend: longer lines take two dispatches (four-step);\n"
-           "                        default: the longest that fits shared memory\n";
+           "                        default 4096 (longer spills registers); up to 16384\n";
 }
 
 std::string describe_fft(const Fft2D& fft) { return fft.name(); }

@@ -61,6 +61,11 @@ void bind(int unit, const Texture* t) {
 }
 
 constexpr int kMaxThreads = 1024;  // GL's guaranteed minimum of invocations per workgroup, and the H200's
+// Elements (complex RGBA, 8 floats) a workgroup holds in registers, by default: threads x radix. At
+// 1024 threads a thread gets at most 64 registers, so 8192 elements spill; measured on the H200,
+// every configuration of 8192 ran 3-10x slower (1024^2 radix 8 x 8 lines 350 us against 83 at
+// 4 lines; 4096^2 radix 8 x 2 lines 3.6 ms against 1.13 at one line).
+constexpr int kMaxElements = 4096;
 
 }  // namespace
 
@@ -107,11 +112,10 @@ ComputeFft::~ComputeFft() {
 }
 
 std::vector<int> ComputeFft::split(int length) const {
-    // Whole where one line fits a workgroup (up to 1024 threads of at most 16 elements, one
-    // float per element in shared memory at a time) and the option allows.
-    const bool fits = length <= 16 * kMaxThreads && shared_bytes(length, 1, 1, 0) <= shared_bytes_;
-    const bool allowed = options_.compute_max_line == 0 || length <= options_.compute_max_line;
-    if (fits && allowed) return {length};
+    // Whole where one line fits a workgroup (kMaxElements by default; with --compute-max-line up
+    // to 1024 threads of 16 elements, one float per element in shared memory at a time).
+    const int most = options_.compute_max_line ? std::min(options_.compute_max_line, 16 * kMaxThreads) : kMaxElements;
+    if (length <= most && shared_bytes(length, 1, 1, 0) <= shared_bytes_) return {length};
     // Four-step: L1 = 2^ceil(log2(F) / 2) elements in step A, L2 = F / L1 in step B.
     int n = log2_exact(length), l1 = 1 << ((n + 1) / 2);
     return {l1, length / l1};
@@ -153,7 +157,8 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     const bool chosen = options_.compute_lines != 0 || mirror_b;
     int lines = mirror_b ? 2 : options_.compute_lines ? options_.compute_lines : rows ? 4 : 2;
     int pad = 0;
-    while (lines > 1 && (lines * s.threads > kMaxThreads || (!mirror_b && lines > s.line_count) || fit(lines, pad) < (chosen ? 1 : 2)))
+    while (lines > 1 && (lines * s.threads > kMaxThreads || (!chosen && lines * s.length > kMaxElements) ||
+                         (!mirror_b && lines > s.line_count) || fit(lines, pad) < (chosen ? 1 : 2)))
         lines /= 2;
     s.lines = lines;
     s.components = fit(lines, pad);

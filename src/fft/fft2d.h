@@ -28,7 +28,8 @@ struct FftOptions {
     /// Compute backend: lines per workgroup (1, 2, 4, 8, 16); 0 (auto) as measured fastest.
     int compute_lines = 0;
     /// Compute backend: the longest line transformed in one dispatch; longer ones take the
-    /// four-step route (two dispatches). 0 (auto): the longest that fits shared memory.
+    /// four-step route (two dispatches). 0 (auto): 4096, the longest a workgroup holds in
+    /// registers without spilling; set, up to 16384 where shared memory allows.
     int compute_max_line = 0;
 };
 

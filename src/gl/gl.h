@@ -9,10 +9,26 @@
 
 namespace gpufft {
 
+/// `text` with control characters (a newline or escape in a file name or a kernel spec) written
+/// as \xNN, so that a message quoting what a user gave stays one printable line.
+inline std::string one_line(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (unsigned char c : text) {
+        if (c >= 0x20 && c != 0x7f) {
+            out += static_cast<char>(c);
+        } else {
+            const char* hex = "0123456789abcdef";
+            out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+        }
+    }
+    return out;
+}
+
 /// Any failure the tools report as one line: "tool: <what>".
 class Error : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit Error(const std::string& what) : std::runtime_error(one_line(what)) {}
 };
 
 /// A GL or driver limitation (no context, no float targets, out of memory...).

@@ -1,5 +1,6 @@
 #include "gl/texture.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,21 @@ void check_texture_size(int width, int height) {
                                     std::to_string(limit));
 }
 
+namespace {
+
+/// Test hook: GPUFFT_TEST_FAIL_TEXTURE=N makes the Nth texture this process allocates fail as
+/// GL_OUT_OF_MEMORY would (llvmpipe never runs out), so the tests can see how the tools cope.
+bool injected_out_of_memory() {
+    static const long fail_at = [] {
+        const char* v = std::getenv("GPUFFT_TEST_FAIL_TEXTURE");
+        return v ? std::atol(v) : 0L;
+    }();
+    static long allocated = 0;
+    return fail_at > 0 && ++allocated == fail_at;
+}
+
+}  // namespace
+
 Texture::Texture(int width, int height, Storage storage) : width_(width), height_(height), storage_(storage) {
     check_texture_size(width, height);
     while (glGetError() != GL_NO_ERROR) {}
@@ -46,6 +62,7 @@ Texture::Texture(int width, int height, Storage storage) : width_(width), height
     set_nearest_clamped();
     glTexImage2D(GL_TEXTURE_RECTANGLE, 0, internal_format(storage), width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
     try {
+        if (injected_out_of_memory()) throw GlError("out of GPU memory (GL_OUT_OF_MEMORY) in allocating a texture");
         check_gl("allocating a texture");
     } catch (...) {
         glDeleteTextures(1, &id_);

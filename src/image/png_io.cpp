@@ -163,12 +163,10 @@ std::string PngFormat::describe() const {
            (interlaced ? ", interlaced" : "");
 }
 
-PngImage read_png(const std::string& path, const PngLimits& limits) {
-    PngContext c;
-    ReadGuard guard(c);
-    c.file = std::fopen(path.c_str(), "rb");
-    if (!c.file) fail(path, std::string("cannot open: ") + std::strerror(errno));
-    if (is_directory(path)) fail(path, "is a directory, not a PNG file");
+namespace {
+
+/// Reads the PNG in c.file (open, at its start), naming it `path` in errors.
+PngImage read_stream(PngContext& c, const std::string& path, const PngLimits& limits) {
     unsigned char signature[8];
     size_t got = std::fread(signature, 1, 8, c.file);
     if (got < 8 || png_sig_cmp(signature, 0, 8) != 0) fail(path, got == 0 ? "empty file, not a PNG" : "not a PNG file");
@@ -218,6 +216,26 @@ PngImage read_png(const std::string& path, const PngLimits& limits) {
     }
     if (!read_end(&c)) fail(path, libpng_problem(c));
     return out;
+}
+
+}  // namespace
+
+PngImage read_png(const std::string& path, const PngLimits& limits) {
+    PngContext c;
+    ReadGuard guard(c);
+    c.file = std::fopen(path.c_str(), "rb");
+    if (!c.file) fail(path, std::string("cannot open: ") + std::strerror(errno));
+    if (is_directory(path)) fail(path, "is a directory, not a PNG file");
+    return read_stream(c, path, limits);
+}
+
+PngImage read_png_memory(const void* data, size_t size, const std::string& name, const PngLimits& limits) {
+    if (size == 0) fail(name, "empty file, not a PNG");
+    PngContext c;
+    ReadGuard guard(c);
+    c.file = fmemopen(const_cast<void*>(data), size, "rb");
+    if (!c.file) fail(name, std::string("cannot read: ") + std::strerror(errno));
+    return read_stream(c, name, limits);
 }
 
 PngFormat output_format(const PngFormat& input, bool result_has_colour) {

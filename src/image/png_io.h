@@ -45,6 +45,8 @@ struct PngLimits {
 /// Reads a PNG; throws gpufft::Error "<path>: <problem>" for a missing or unreadable file, a file
 /// that is not a PNG, truncated or corrupt data (CRC, zlib), or dimensions above the limits.
 PngImage read_png(const std::string& path, const PngLimits& limits = {});
+/// The same for a PNG file's bytes already in memory, named `name` in errors.
+PngImage read_png_memory(const void* data, size_t size, const std::string& name, const PngLimits& limits = {});
 
 /// The format an output of `input` is written in: the input's colour type, bit depth, interlacing
 /// and colour metadata, except that

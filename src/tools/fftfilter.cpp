@@ -1,5 +1,6 @@
 // fftfilter: batch filtering of PNG files on the GPU with the fragment-program FFT.
 #include "app/cli.h"
+#include "app/resources.h"
 #include "image/colour.h"
 #include "image/convolve.h"
 #include "image/files.h"
@@ -38,6 +39,7 @@ struct Options {
     int max_fft = 0;
     long long max_pixels = PngLimits().max_pixels;
     int depth = 8;  // --synth output
+    bool report_resources = false;
     ContextOptions gl;
     FftOptions fft;
     std::vector<std::string> inputs;
@@ -71,6 +73,8 @@ void print_help() {
         "  --max-pixels N        refuse images with more pixels (default %lld)\n"
         "%s"
         "  --gl-device N         EGL device index (default 0, or $GPUFFT_EGL_DEVICE)\n"
+        "  --report-resources    print resident memory and live GL objects after the first and the\n"
+        "                        last file (a batch should leave both flat)\n"
         "  -q, --quiet           only errors\n"
         "  -v, --verbose         a line per file: format, FFT size, tiles, GPU time\n"
         "  -h, --help            this text\n"
@@ -89,7 +93,7 @@ void print_help() {
 
 Options parse_options_or_throw(int argc, char** argv) {
     enum { kSpectrum = 1000, kSynth, kNoNormalize, kLinear, kPremultiply, kMaxFft, kMaxPixels, kBackend, kGlDevice,
-           kVersion_, kDepth };
+           kVersion_, kDepth, kReportResources };
     std::vector<option> longs = {
         {"kernel", required_argument, nullptr, 'k'},     {"output", required_argument, nullptr, 'o'},
         {"boundary", required_argument, nullptr, 'b'},   {"spectrum", no_argument, nullptr, kSpectrum},
@@ -99,7 +103,7 @@ Options parse_options_or_throw(int argc, char** argv) {
         {"no-normalize", no_argument, nullptr, kNoNormalize}, {"linear", no_argument, nullptr, kLinear},
         {"premultiply", no_argument, nullptr, kPremultiply},  {"max-fft", required_argument, nullptr, kMaxFft},
         {"max-pixels", required_argument, nullptr, kMaxPixels}, {"gl-device", required_argument, nullptr, kGlDevice},
-        {"depth", required_argument, nullptr, kDepth}};
+        {"depth", required_argument, nullptr, kDepth}, {"report-resources", no_argument, nullptr, kReportResources}};
     add_fft_long_options(longs, kBackend);
     Options o;
     opterr = 0;
@@ -129,6 +133,7 @@ Options parse_options_or_throw(int argc, char** argv) {
             case kMaxPixels: o.max_pixels = static_cast<long long>(parse_double(optarg, "--max-pixels", 1, 1e15)); break;
             case kBackend: parse_fft_option(longs[index].name, optarg, o.fft); break;
             case kGlDevice: o.gl.device = parse_int(optarg, "--gl-device", 0, 1024); break;
+            case kReportResources: o.report_resources = true; break;
             case kDepth: o.depth = parse_int(optarg, "--depth", 8, 16); if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16"); break;
             default: throw_option_error(c, argv, optind);
         }
@@ -246,7 +251,9 @@ int run(const Options& o) {
     double megapixels = 0;
     PngLimits limits;
     limits.max_pixels = o.max_pixels;
+    ResourceUse first_use;
     for (size_t i = 0; i < jobs.size(); ++i) {
+        if (o.report_resources && i == 1) first_use = measure_resources();
         const Job& job = jobs[i];
         progress.update(i, job.input);
         try {
@@ -314,6 +321,9 @@ int run(const Options& o) {
         }
     }
     progress.clear();
+    if (o.report_resources)
+        report_resources(kTool, "file 1", jobs.size() > 1 ? first_use : measure_resources(), "file " + std::to_string(jobs.size()),
+                         measure_resources());
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (o.verbosity > 0 && (jobs.size() > 1 || o.verbosity > 1))
         std::fprintf(stderr, "%s: %zu file%s, %zu failed, %.1f MP in %.2f s, %.1f MP/s\n", kTool, jobs.size(),

@@ -2,6 +2,7 @@
 // target, filtered by the fragment-program FFT and shown, interactively in a freeglut window or
 // headless through EGL; --bench prints Table 3 (and Tables 1 and 2) for this machine.
 #include "app/cli.h"
+#include "app/resources.h"
 #include "fft/compute_fft.h"
 #include "fft/plan.h"
 #include "image/files.h"
@@ -41,7 +42,8 @@ struct Options {
     std::string filter;                // initial filter spec
     std::vector<std::string> kernels;  // PNG kernels from the command line
     std::string output = "teapot.png";
-    int frames = 0;                    // windowed: exit after this many frames (0: run until quit)
+    int frames = 0;                    // exit after this many frames (windowed; 0: run until quit)
+    bool report_resources = false;
     std::string screenshot;
     bool spectrum = false;
     bool filtering = true;
@@ -81,7 +83,10 @@ void print_help() {
         "  --no-filter           start with filtering off\n"
         "  --spectrum            start in the spectrum view (log magnitude, centred, as Figure 4b)\n"
         "  -o, --output FILE     headless: the PNG to write (default teapot.png)\n"
-        "  --frames K            windowed: render K frames, then exit (with --screenshot: save it first)\n"
+        "  --frames K            render K frames, then exit (with --screenshot: save it first); headless:\n"
+        "                        the camera turns a degree a frame, the last frame is the one written\n"
+        "  --report-resources    headless: resident memory and live GL objects after the first and the\n"
+        "                        last frame (a long run should leave both flat)\n"
         "  --screenshot FILE     windowed: save the window to FILE after --frames\n"
         "  --window WxH          window size (default: the FFT size, at most 1024)\n"
         "  --tonemap aces|clamp  aces (default): exposure, ACES filmic curve, sRGB encoding;\n"
@@ -127,7 +132,7 @@ std::vector<int> parse_sizes(const std::string& list) {
 Options parse_options_or_throw(int argc, char** argv) {
     enum { kHeadless = 1000, kBench, kSize, kFilter, kNoFilter, kSpectrum, kFrames, kScreenshot, kWindow, kTonemap,
            kExposure, kHighlight, kLdr, kDepth, kYaw, kPitch, kDistance, kBenchSizes, kBenchFrames, kCsv, kJson,
-           kBackend, kGlDevice, kVersion_, kWarmUp };
+           kBackend, kGlDevice, kVersion_, kWarmUp, kReportResources };
     std::vector<option> longs = {
         {"headless", no_argument, nullptr, kHeadless},        {"bench", no_argument, nullptr, kBench},
         {"size", required_argument, nullptr, kSize},          {"filter", required_argument, nullptr, kFilter},
@@ -141,6 +146,7 @@ Options parse_options_or_throw(int argc, char** argv) {
         {"bench-sizes", required_argument, nullptr, kBenchSizes}, {"bench-frames", required_argument, nullptr, kBenchFrames},
         {"csv", no_argument, nullptr, kCsv},                  {"json", no_argument, nullptr, kJson},
         {"gl-device", required_argument, nullptr, kGlDevice}, {"warm-up", required_argument, nullptr, kWarmUp},
+        {"report-resources", no_argument, nullptr, kReportResources},
         {"verbose", no_argument, nullptr, 'v'},               {"help", no_argument, nullptr, 'h'},
         {"version", no_argument, nullptr, kVersion_}};
     add_fft_long_options(longs, kBackend);
@@ -160,6 +166,7 @@ Options parse_options_or_throw(int argc, char** argv) {
             case kNoFilter: o.filtering = false; break;
             case kSpectrum: o.spectrum = true; break;
             case 'o': o.output = optarg; break;
+            case kReportResources: o.report_resources = true; break;
             case kFrames: o.frames = parse_int(optarg, "--frames", 1, 1000000); break;
             case kScreenshot: o.screenshot = optarg; break;
             case kWindow: parse_size(optarg, "--window", o.window_width, o.window_height); break;
@@ -189,7 +196,8 @@ Options parse_options_or_throw(int argc, char** argv) {
     }
     for (int i = optind; i < argc; ++i) o.kernels.push_back(argv[i]);
     if (!o.screenshot.empty() && o.frames == 0) throw UsageError("--screenshot needs --frames K");
-    if (o.headless && (o.frames || !o.screenshot.empty())) throw UsageError("--frames and --screenshot are for the window");
+    if (o.headless && !o.screenshot.empty()) throw UsageError("--screenshot is for the window (headless: --output)");
+    if (o.bench && o.frames) throw UsageError("--frames is not for --bench (see --bench-frames)");
     return o;
 }
 
@@ -248,10 +256,22 @@ int run_headless(const Options& o) {
     std::vector<Kernel> filters = load_filters(o, selected);
     TeapotFrame frame(programs, scene, o.size, o.fft);
     frame.set_kernel(filters[selected]);
-    const Texture& shown = frame.render(o.camera, o.look, o.filtering, o.spectrum);
+    // --frames K: K frames in this process, the camera a degree further round each frame before the
+    // last, the kernel's spectrum remade every tenth frame; then the requested view is written.
+    const int frames = std::max(o.frames, 1);
     RenderTarget view(o.size, o.size);
-    view.bind_for_drawing();
-    FrameDisplay(programs).draw(shown, o.size, o.size, o.spectrum ? Tonemap::Clamp : o.tonemap, o.exposure);
+    FrameDisplay display(programs);
+    ResourceUse first_use;
+    for (int i = 0; i < frames; ++i) {
+        Camera turned = o.camera;
+        turned.yaw += static_cast<float>(frames - 1 - i);
+        if (i % 10 == 9) frame.set_kernel(filters[selected]);
+        const Texture& shown = frame.render(turned, o.look, o.filtering, o.spectrum);
+        view.bind_for_drawing();
+        display.draw(shown, o.size, o.size, o.spectrum ? Tonemap::Clamp : o.tonemap, o.exposure);
+        glFinish();
+        if (i == 0) first_use = measure_resources();
+    }
     std::vector<float> pixels = view.download();
     Image image(o.size, o.size);
     for (int y = 0; y < o.size; ++y)  // GL rows are bottom-up
@@ -260,6 +280,9 @@ int run_headless(const Options& o) {
     f.color_type = 2;
     f.bit_depth = o.depth;
     write_png(o.output, image, f, true);
+    if (o.report_resources)
+        report_resources(kTool, "frame 1", first_use, "frame " + std::to_string(frames),
+                         measure_resources());
     if (o.verbose) std::printf("wrote %s: %dx%d, filter %s\n", o.output.c_str(), o.size, o.size, filters[selected].name.c_str());
     return kExitOk;
 }

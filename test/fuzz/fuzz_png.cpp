@@ -1,0 +1,4 @@
+// libFuzzer target: the PNG reader (see targets.h). Built and run by `make fuzz`.
+#include "targets.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { return fuzz::png(data, size); }

@@ -1,0 +1,92 @@
+// The fuzz targets' bodies, shared by the libFuzzer programs (fuzz_png.cpp, fuzz_kernel.cpp, built
+// by `make fuzz` with clang) and by the regression test (test/test_fuzz_inputs.cpp), which replays
+// the seed corpus and every input kept in test/fuzz/regressions/ on every `make test`.
+//
+// A target passes an input when the reader or parser either succeeds with a sane result or throws
+// gpufft::Error with one line naming the input; anything else (a crash, a sanitizer report, another
+// exception, a multi-line message) is a finding.
+#pragma once
+
+#include "gl/gl.h"
+#include "image/kernels.h"
+#include "image/png_io.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+#include <string>
+
+namespace fuzz {
+
+/// True when `m` is one printable line (no control characters).
+inline bool one_line(const std::string& m) {
+    for (unsigned char c : m)
+        if (c < 0x20 || c == 0x7f) return false;
+    return !m.empty();
+}
+
+/// The reader's own sanity: a failure must be one printable line starting with the input's name.
+inline void check_message(const gpufft::Error& e, const std::string& name) {
+    std::string m = e.what();
+    if (m.rfind(name + ": ", 0) != 0 || !one_line(m) || m.size() <= name.size() + 2) {
+        std::fprintf(stderr, "fuzz: bad error message: '%s'\n", m.c_str());
+        std::abort();
+    }
+}
+
+/// PNG bytes: read with a pixel limit small enough that libFuzzer's memory limit is never the
+/// finding (a 4 MiB-pixel image is 64 MiB of float RGBA).
+inline int png(const uint8_t* data, size_t size) {
+    const std::string name = "fuzz.png";
+    gpufft::PngLimits limits;
+    limits.max_pixels = 1 << 22;
+    try {
+        gpufft::PngImage p = gpufft::read_png_memory(data, size, name, limits);
+        const gpufft::Image& im = p.image;
+        if (im.width < 1 || im.height < 1 || static_cast<long long>(im.width) * im.height > limits.max_pixels)
+            std::abort();
+        for (int y = 0; y < im.height; ++y)
+            for (int x = 0; x < im.width; ++x)
+                for (int c = 0; c < 4; ++c) {
+                    float v = im.at(x, y)[c];
+                    if (!(v >= 0.0f && v <= 1.0f)) std::abort();  // samples / (2^depth - 1)
+                }
+        (void)gpufft::output_format(p.format, false).describe();
+    } catch (const gpufft::Error& e) {
+        check_message(e, name);
+    }
+    return 0;
+}
+
+/// A kernel spec (the bytes as text). Specs naming files are skipped: the target parses, it does
+/// not roam the file system. Kernels are limited to 257 pixels a side.
+inline int kernel_spec(const uint8_t* data, size_t size) {
+    std::string spec(reinterpret_cast<const char*>(data), size);
+    if (spec.find('/') != std::string::npos || spec.find(".png") != std::string::npos ||
+        spec.find(".PNG") != std::string::npos)
+        return 0;
+    gpufft::KernelOptions options;
+    options.max_side = 257;
+    try {
+        gpufft::Kernel k = gpufft::parse_kernel(spec, options);
+        const gpufft::Image& w = k.weights;
+        if (w.width < 1 || w.height < 1 || w.width > options.max_side || w.height > options.max_side ||
+            k.cx < 0 || k.cx >= w.width || k.cy < 0 || k.cy >= w.height)
+            std::abort();
+        for (int y = 0; y < w.height; ++y)
+            for (int x = 0; x < w.width; ++x)
+                for (int c = 0; c < 4; ++c)
+                    if (!std::isfinite(w.at(x, y)[c])) std::abort();
+    } catch (const gpufft::Error& e) {
+        std::string m = e.what();
+        if (!one_line(m)) {
+            std::fprintf(stderr, "fuzz: bad error message: '%s'\n", m.c_str());
+            std::abort();
+        }
+    }
+    return 0;
+}
+
+}  // namespace fuzz

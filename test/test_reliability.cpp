@@ -1,0 +1,197 @@
+// Reliability (issue "Reliability: fuzzed inputs, sanitizers, long runs, no leaks"): long runs leave
+// resident memory and GL objects flat; a GPU allocation failing anywhere in a batch gives one line
+// naming the file, no partial output, and the rest of the batch done; a batch killed with SIGKILL
+// leaves every output under its final name whole; no usable GL is one line and exit 3.
+#include "check.h"
+#include "image/png_io.h"
+#include "png_fixture.h"
+#include "tool.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace gpufft;
+
+namespace {
+
+// Resident growth allowed over a long run. Under AddressSanitizer freed memory sits in its
+// quarantine (256 MiB by default) before reuse, so resident memory grows by design there; leaks
+// are LeakSanitizer's to find in that build.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kSlackMiB = 320;
+#else
+constexpr double kSlackMiB = 0;
+#endif
+
+std::string fftfilter() { return test::bin_dir() + "/fftfilter"; }
+std::string teapot() { return test::bin_dir() + "/teapot"; }
+
+struct Use {
+    double first_mib = -1, last_mib = -1;
+    int first_objects = -1, last_objects = -1;
+};
+
+/// Parses "TOOL: resources after X: A MiB resident, B GL objects; after Y: C MiB resident, D GL objects".
+Use parse_resources(const std::string& err) {
+    std::smatch m;
+    Use u;
+    static const std::regex line(R"(resources after [^:]+: ([0-9.]+) MiB resident, ([0-9]+) GL objects; after [^:]+: ([0-9.]+) MiB resident, ([0-9]+) GL objects)");
+    if (std::regex_search(err, m, line)) {
+        u.first_mib = std::stod(m[1]);
+        u.first_objects = std::stoi(m[2]);
+        u.last_mib = std::stod(m[3]);
+        u.last_objects = std::stoi(m[4]);
+    }
+    return u;
+}
+
+/// Writes `count` small PNGs of mixed formats and three sizes; returns their paths.
+std::vector<std::string> make_batch(const test::TempDir& dir, int count, int side = 24) {
+    const int types[][2] = {{0, 8}, {2, 8}, {6, 8}, {4, 16}, {3, 4}, {0, 1}, {6, 16}, {2, 16}};
+    std::vector<std::string> paths;
+    for (int i = 0; i < count; ++i) {
+        const int* t = types[i % 8];
+        int w = side + (i % 3) * 5, h = side - (i % 3) * 3;
+        std::string path = dir / ("in" + std::to_string(1000 + i) + ".png");
+        fixture::write_file(path, fixture::encode(fixture::random_png(w, h, t[0], t[1], i % 5 == 0, i % 7 == 0, 500 + i)));
+        paths.push_back(path);
+    }
+    return paths;
+}
+
+bool exists(const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+TEST(thousand_teapot_frames_leave_memory_and_gl_objects_flat) {
+    test::TempDir dir;
+    for (const char* backend : {"fragment", "compute"}) {
+        test::Result r = test::run(teapot() + " --headless --size 64 --frames 1000 --report-resources --backend " + backend +
+                                   " -o " + dir / "long.png");
+        Use u = parse_resources(r.err);
+        EXPECT(r.status == 0 && u.first_objects > 0, backend, ": exit ", r.status, ": ", r.err);
+        EXPECT(u.last_objects == u.first_objects, backend, ": GL objects ", u.first_objects, " -> ", u.last_objects);
+        // A leak of one 64x64 float target a frame would be 64 MiB here.
+        EXPECT(u.last_mib - u.first_mib < 16 + kSlackMiB, backend, ": resident ", u.first_mib, " -> ", u.last_mib, " MiB");
+        // The last of 1000 frames is the frame a single run renders: no state carried between frames.
+        test::Result one = test::run(teapot() + " --headless --size 64 --backend " + backend + " -o " + dir / "one.png");
+        EXPECT(one.status == 0 && test::read_bytes(dir / "one.png") == test::read_bytes(dir / "long.png"), backend,
+               ": the 1000th frame differs from a single frame");
+    }
+}
+
+TEST(five_hundred_file_batch_leaves_memory_and_gl_objects_flat) {
+    // The batch mixes three sizes, and the tool keeps transforms for three sizes: after the first
+    // ten files everything it keeps is made. Ten files and 500 must end holding the same.
+    test::TempDir dir;
+    std::vector<std::string> inputs = make_batch(dir, 500);
+    Use at[2];
+    int k = 0;
+    for (const char* head : {"head -n 10", "cat"}) {
+        test::Result r = test::run("ls " + dir / "in*.png" + " | " + head + " | " + fftfilter() +
+                                   " -q -f -k gaussian:1.5 --report-resources -o " + dir / "out -");
+        at[k] = parse_resources(r.err);
+        EXPECT(r.status == 0 && at[k].last_objects > 0, head, ": exit ", r.status, ": ", r.err.substr(0, 400));
+        ++k;
+    }
+    EXPECT(at[1].last_objects == at[0].last_objects, "GL objects after 10 files ", at[0].last_objects, ", after 500 ",
+           at[1].last_objects);
+    EXPECT(at[1].last_mib - at[0].last_mib < 24 + kSlackMiB, "resident after 10 files ", at[0].last_mib, " MiB, after 500 ", at[1].last_mib);
+    int written = 0;
+    for (int i = 0; i < 500; ++i) written += exists(dir / ("out/in" + std::to_string(1000 + i) + ".png"));
+    EXPECT(written == 500, written, " of 500 outputs");
+}
+
+TEST(gpu_allocation_failures_fail_one_file_cleanly) {
+    // The Nth texture allocation fails as GL_OUT_OF_MEMORY would, for every N that falls inside a
+    // three-file batch: each run exits non-zero with one line per failed file naming it, leaves no
+    // output (or temporary) for a failed file, and filters the files after a failure.
+    test::TempDir dir;
+    std::vector<std::string> inputs = make_batch(dir, 3, 32);
+    std::string args = " -q -k disk:2 -o " + dir / "out " + inputs[0] + " " + inputs[1] + " " + inputs[2];
+    int failures_seen = 0, later_file_done = 0;
+    for (int n = 1; n <= 60; ++n) {
+        test::run("rm -rf " + dir / "out");
+        test::Result r = test::run("GPUFFT_TEST_FAIL_TEXTURE=" + std::to_string(n) + " " + fftfilter() + args);
+        if (r.status == 0) {
+            EXPECT(test::count_lines(r.err) == 0, "N=", n, ": ", r.err);
+            break;  // N is past the batch's last allocation
+        }
+        ++failures_seen;
+        EXPECT(r.status == 1 || r.status == 3, "N=", n, ": exit ", r.status);
+        EXPECT(test::count_lines(r.err) == 1 && r.err.rfind("fftfilter: ", 0) == 0 &&
+                   r.err.find("out of GPU memory") != std::string::npos,
+               "N=", n, ": ", r.err);
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            std::string name = "in" + std::to_string(1000 + i) + ".png";
+            std::string out = dir / ("out/" + name);
+            bool failed_here = r.err.find(name) != std::string::npos;
+            if (r.status == 1) EXPECT(exists(out) != failed_here, "N=", n, ": ", name, failed_here ? " failed but" : " not", " written");
+            if (r.status == 1 && failed_here && i + 1 < inputs.size())
+                later_file_done += exists(dir / ("out/in" + std::to_string(1001 + i) + ".png"));
+        }
+        test::Result hidden = test::run("ls -A " + dir / "out" + " 2>/dev/null | grep '^\\.' || true");
+        EXPECT(hidden.out.empty(), "N=", n, ": temporary files left: ", hidden.out);
+    }
+    EXPECT(failures_seen >= 3, "only ", failures_seen, " allocations in a three-file batch?");
+    EXPECT(later_file_done > 0, "no run went on after a failed file");
+}
+
+TEST(sigkill_mid_batch_leaves_only_whole_outputs) {
+    test::TempDir dir;
+    std::vector<std::string> inputs = make_batch(dir, 120, 200);
+    test::run("mkdir " + dir / "out");
+    pid_t pid = fork();
+    if (pid == 0) {
+        std::string list = "ls " + dir / "in*.png" + " | exec " + fftfilter() + " -q -k gaussian:3 -o " + dir / "out -";
+        execl("/bin/sh", "sh", "-c", list.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    // Kill it once a few outputs are done, in the middle of the batch.
+    auto start = std::chrono::steady_clock::now();
+    while (test::count_lines(test::run("ls " + dir / "out").out) < 5 &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    test::run("pkill -KILL -f 'fftfilter -q -k gaussian:3 -o " + dir / "out'");
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    std::vector<std::string> names;
+    std::istringstream ls(test::run("ls " + dir / "out").out);
+    for (std::string name; std::getline(ls, name);) names.push_back(name);
+    EXPECT(names.size() >= 5 && names.size() < inputs.size(), names.size(), " outputs: the kill did not land mid-batch");
+    for (const std::string& name : names) {
+        try {
+            PngImage p = read_png(dir / ("out/" + name));
+            EXPECT(p.image.width >= 200, name, ": ", p.image.width, " wide");
+        } catch (const std::exception& e) {
+            EXPECT(false, "an output under its final name is not whole: ", e.what());
+        }
+    }
+}
+
+TEST(no_usable_gl_is_one_line) {
+    test::TempDir dir;
+    std::vector<std::string> inputs = make_batch(dir, 1);
+    // No EGL vendor library: no context can be created.
+    const std::string no_gl = "__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json ";
+    for (const std::string& command : {no_gl + fftfilter() + " -o " + dir / "o.png " + inputs[0],
+                                       no_gl + teapot() + " --headless -o " + dir / "t.png"}) {
+        test::Result r = test::run(command);
+        EXPECT(r.status == 3 && test::count_lines(r.err) == 1 && r.err.find("OpenGL") != std::string::npos, command,
+               ": exit ", r.status, ": ", r.err);
+    }
+    EXPECT(!exists(dir / "o.png") && !exists(dir / "t.png"), "output written without GL");
+    // Sizes beyond the GPU's texture limit.
+    test::Result big = test::run(test::bin_dir() + "/fftcompare --no-speed -q --sizes 65536x2");
+    EXPECT(big.status != 0 && big.err.find("texture limit") != std::string::npos, "exit ", big.status, ": ", big.err);
+}
