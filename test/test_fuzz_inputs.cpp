@@ -5,11 +5,10 @@
 #include "check.h"
 #include "fuzz/corpus.h"
 #include "fuzz/targets.h"
+#include "tool.h"
 
 #include <dirent.h>
 
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -29,11 +28,6 @@ std::vector<std::string> files_in(const std::string& dir) {
         closedir(d);
     }
     return out;
-}
-
-fixture::Bytes slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return fixture::Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 bool broken(const std::string& name) {
@@ -87,11 +81,11 @@ TEST(kept_fuzz_inputs_replay_clean) {
     std::vector<std::string> png = files_in(dir + "/png"), kernel = files_in(dir + "/kernel");
     EXPECT(!png.empty() && !kernel.empty(), "no inputs under ", dir, " (run the suite from the repository root)");
     for (const std::string& f : png) {
-        fixture::Bytes b = slurp(f);
-        fuzz::png(b.data(), b.size());
+        std::string b = test::read_bytes(f);
+        fuzz::png(reinterpret_cast<const uint8_t*>(b.data()), b.size());
     }
     for (const std::string& f : kernel) {
-        fixture::Bytes b = slurp(f);
-        fuzz::kernel_spec(b.data(), b.size());
+        std::string b = test::read_bytes(f);
+        fuzz::kernel_spec(reinterpret_cast<const uint8_t*>(b.data()), b.size());
     }
 }

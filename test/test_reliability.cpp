@@ -3,12 +3,12 @@
 // naming the file, no partial output, and the rest of the batch done; a batch killed with SIGKILL
 // leaves every output under its final name whole; no usable GL is one line and exit 3.
 #include "check.h"
+#include "image/files.h"
 #include "image/png_io.h"
 #include "png_fixture.h"
 #include "tool.h"
 
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <chrono>
 #include <regex>
@@ -65,11 +65,6 @@ std::vector<std::string> make_batch(const test::TempDir& dir, int count, int sid
     return paths;
 }
 
-bool exists(const std::string& path) {
-    struct stat st;
-    return stat(path.c_str(), &st) == 0;
-}
-
 }  // namespace
 
 TEST(thousand_teapot_frames_leave_memory_and_gl_objects_flat) {
@@ -107,7 +102,7 @@ TEST(five_hundred_file_batch_leaves_memory_and_gl_objects_flat) {
            at[1].last_objects);
     EXPECT(at[1].last_mib - at[0].last_mib < 24 + kSlackMiB, "resident after 10 files ", at[0].last_mib, " MiB, after 500 ", at[1].last_mib);
     int written = 0;
-    for (int i = 0; i < 500; ++i) written += exists(dir / ("out/in" + std::to_string(1000 + i) + ".png"));
+    for (int i = 0; i < 500; ++i) written += file_exists(dir / ("out/in" + std::to_string(1000 + i) + ".png"));
     EXPECT(written == 500, written, " of 500 outputs");
 }
 
@@ -135,9 +130,9 @@ TEST(gpu_allocation_failures_fail_one_file_cleanly) {
             std::string name = "in" + std::to_string(1000 + i) + ".png";
             std::string out = dir / ("out/" + name);
             bool failed_here = r.err.find(name) != std::string::npos;
-            if (r.status == 1) EXPECT(exists(out) != failed_here, "N=", n, ": ", name, failed_here ? " failed but" : " not", " written");
+            if (r.status == 1) EXPECT(file_exists(out) != failed_here, "N=", n, ": ", name, failed_here ? " failed but" : " not", " written");
             if (r.status == 1 && failed_here && i + 1 < inputs.size())
-                later_file_done += exists(dir / ("out/in" + std::to_string(1001 + i) + ".png"));
+                later_file_done += file_exists(dir / ("out/in" + std::to_string(1001 + i) + ".png"));
         }
         test::Result hidden = test::run("ls -A " + dir / "out" + " 2>/dev/null | grep '^\\.' || true");
         EXPECT(hidden.out.empty(), "N=", n, ": temporary files left: ", hidden.out);
@@ -190,7 +185,7 @@ TEST(no_usable_gl_is_one_line) {
         EXPECT(r.status == 3 && test::count_lines(r.err) == 1 && r.err.find("OpenGL") != std::string::npos, command,
                ": exit ", r.status, ": ", r.err);
     }
-    EXPECT(!exists(dir / "o.png") && !exists(dir / "t.png"), "output written without GL");
+    EXPECT(!file_exists(dir / "o.png") && !file_exists(dir / "t.png"), "output written without GL");
     // Sizes beyond the GPU's texture limit.
     test::Result big = test::run(test::bin_dir() + "/fftcompare --no-speed -q --sizes 65536x2");
     EXPECT(big.status != 0 && big.err.find("texture limit") != std::string::npos, "exit ", big.status, ": ", big.err);
