@@ -12,6 +12,12 @@
 // b + k L / r: Eq. 6 at radix r, natural order in and out. Between stages the elements pass
 // through shared memory, COMPONENTS floats of each at a time (all 8, or rounds of 4, 2 or 1).
 //
+// The twiddle table is read through two paths: the texture unit (u_twiddle, like every image
+// fetch and store here) and, for the stages the C++ side marks, the load/store path (a storage
+// buffer holding the same table, TWIDDLE_BUFFER). Either path alone is a bottleneck: measured on
+// the H200, the column dispatch at 4096^2 takes 426 us with every twiddle from the texture, 506 us
+// with every twiddle from the buffer, 366 us with the forward stages' from the buffer.
+//
 // A workgroup holds LINES lines (G), lane-interleaved: invocation i is thread i / G of line i % G,
 // so a warp reads G neighbouring rows (or columns) together, the 2D footprint the GPU's tiled
 // texture layout serves fastest (measured on the H200: a row-by-row pattern ran 3-4x slower).
@@ -24,9 +30,9 @@
 //
 // Defines, from compute_fft.cpp: LENGTH (this dispatch's transform length), RADIX, THREADS
 // (LENGTH / RADIX), LINES, GROUP_SIZE (THREADS * LINES), COMPONENTS, PAD_EVERY (one element of padding per that many, 0: none),
-// SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), WIDTH and HEIGHT (M and N), the
-// stage calls FORWARD_TRANSFORM / INVERSE_TRANSFORM with their first and last radices, and one of
-// each group:
+// SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), WIDTH and HEIGHT (M and N),
+// TWIDDLE_BUFFER (1: the storage buffer is bound), the stage calls FORWARD_TRANSFORM /
+// INVERSE_TRANSFORM with their first and last radices, and one of each group:
 //   ROWS (line a < N/2: image rows a and a + N/2 as one complex line, Eq. 7), COLUMNS (line p:
 //        columns p and M - p of the compressed layout, 0 < p < M/2), or COLUMNS with PAIR0
 //        (columns 0 and M/2, two real columns as one complex line)
@@ -53,6 +59,9 @@ layout(binding = 0) uniform sampler2DRect u_src;      // what this dispatch read
 layout(binding = 1) uniform sampler2DRect u_kernel;   // FILTER: the kernel's spectrum (Eq. 10)
 layout(binding = 2) uniform sampler2DRect u_twiddle;  // texel k of row 0: W_F^k, k < F
 layout(IMAGE_FORMAT, binding = 0) uniform writeonly image2DRect u_dst;   // rgba32f, or rgba16f intermediates
+#if TWIDDLE_BUFFER
+layout(std430, binding = 0) readonly buffer TwiddleTable { vec2 w_table[]; };   // W_F^k as u_twiddle
+#endif
 uniform float u_scale;  // LOAD_UNTANGLED: 1/M, the row transform's normalisation
 uniform float u_gain;   // STORE_SPECTRUM: 1/N; FILTER: M
 
@@ -166,8 +175,15 @@ void store(int x, int y, vec4 v) {
     if (line_active()) imageStore(u_dst, ivec2(x, y), v);
 }
 
-// W_F^k from the table; the stages of a length-L transform use W_L^k = W_F^(k F / L).
-vec2 twiddle(int k) { return texelFetch(u_twiddle, ivec2(k & (SUBLINES * L - 1), 0)).xy; }
+// W_F^k from the table, through the texture unit or (from_buffer) the storage buffer; the stages of
+// a length-L transform use W_L^k = W_F^(k F / L).
+vec2 twiddle(int k, bool from_buffer) {
+    k &= SUBLINES * L - 1;
+#if TWIDDLE_BUFFER
+    if (from_buffer) return w_table[k];
+#endif
+    return texelFetch(u_twiddle, ivec2(k, 0)).xy;
+}
 
 // x * w for a complex x of four channels.
 void rotate(inout vec4 re, inout vec4 im, vec2 w) {
@@ -250,12 +266,12 @@ int output_of(int j, int n) { return n <= 4 ? j : j / 4 + (n / 4) * (j % 4); }
 int input_position(int b, int r, int P, int t) { return b % P + (b / P) * P * r + t * P; }
 int output_position(int b, int r, int j) { return b + output_of(j, r) * (L / r); }   // slot j of the butterfly
 
-void butterflies(int r, int P, float dir) {
+void butterflies(int r, int P, float dir, bool from_buffer) {
     for (int i = 0; i < R / r; ++i) {
         int b = thread() + i * T, u = b / P;
         // The first stage (P = L / r: every b < P, so u = 0) has no twiddles.
         for (int t = 1; t < r && P * r < L; ++t) {
-            vec2 w = twiddle(u * t * P * SUBLINES);
+            vec2 w = twiddle(u * t * P * SUBLINES, from_buffer);
             rotate(xr[i * r + t], xi[i * r + t], vec2(w.x, -dir * w.y));   // conjugated when inverse
         }
         dft(i * r, r, dir);
@@ -278,8 +294,8 @@ void exchange(int r_out, int r_in, int P_in) {
 }
 
 // FORWARD_TRANSFORM and INVERSE_TRANSFORM are the stages spelled out by the C++ side with literal
-// radices and strides, e.g. "butterflies(16, 64, -1.0); exchange(16, 16, 4); butterflies(16, 4,
-// -1.0); ...": constants the compiler folds into dft() and every register index (through an array
+// radices, strides and twiddle paths, e.g. "butterflies(8, 64, -1.0, false); exchange(8, 8, 8);
+// butterflies(8, 8, -1.0, true); ...": constants the compiler folds into dft() and every register index (through an array
 // the radices would stay variables, every register access an indirect one).
 
 // Index of element e of this thread before the first stage of radix r (inputs b + t L / r)...
@@ -306,7 +322,7 @@ void to_natural(int r) {
 // Step A's twiddle between the two steps: output k1 of sub-line n2 times W_F^(n2 k1).
 void twiddle_between_steps(int r_last, float dir) {
     for (int e = 0; e < R; ++e) {
-        vec2 w = twiddle(sub() * output_at(e, r_last));
+        vec2 w = twiddle(sub() * output_at(e, r_last), false);
         rotate(xr[e], xi[e], vec2(w.x, -dir * w.y));
     }
 }

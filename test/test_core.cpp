@@ -2,6 +2,7 @@
 #include "check.h"
 #include "common.h"
 
+#include "fft/compute_fft.h"
 #include "fft/filter.h"
 #include "fft/fragment_fft.h"
 #include "fft/layout.h"
@@ -29,7 +30,7 @@ constexpr double kSpectrumMaxRel = 2e-6;
 // Impulse and shift tests: the bound on the largest absolute error.
 constexpr double kImpulseMaxAbs = 1e-5;
 
-const Size kSizes[] = {{2, 2}, {4, 4}, {8, 2}, {2, 8}, {16, 64}, {64, 16}, {128, 128}, {256, 512}, {1024, 1024}};
+const Size kSizes[] = {{2, 2}, {4, 4}, {8, 2}, {2, 8}, {16, 64}, {64, 16}, {128, 128}, {256, 512}, {8, 2048}, {1024, 1024}};
 
 void expect_close(const char* what, Size s, int c, const ErrorStats& e, double rel_rms, double max_abs) {
     EXPECT(e.rel_rms <= rel_rms && e.max_abs <= max_abs,
@@ -249,6 +250,25 @@ TEST(the_fast_chain_runs_where_it_can) {
     paper.radix = 2;
     auto* radix2 = dynamic_cast<FragmentFft*>(test::fft({64, 64}, paper));
     EXPECT(radix2 && !radix2->fast() && radix2->filter_plan()->passes.size() == 29, "--radix 2 is not the paper's chain");
+}
+
+// The numerical tests above cover the compute backend's two twiddle paths only if its dispatches
+// take them: whole rows from the storage buffer at every size, whole columns over 1024 (8 x 2048)
+// in their forward stages, the four-step steps (columns of 2048 split by the four-step chain)
+// from the texture.
+TEST(compute_twiddles_take_both_paths) {
+    for (const test::Chain& chain : test::chains()) {
+        if (chain.options.backend != Backend::Compute) continue;
+        auto* fft = dynamic_cast<ComputeFft*>(test::fft({8, 2048}, chain.options));
+        EXPECT(fft != nullptr, chain.name, ": not the compute backend");
+        if (!fft) continue;
+        for (const std::string& d : fft->describe_dispatches()) {
+            const std::string label = d.substr(0, d.find(':'));
+            const bool step = label.find(" A") != std::string::npos || label.find(" B") != std::string::npos;
+            const bool buffer = d.find("storage buffer") != std::string::npos;
+            EXPECT(buffer == !step, chain.name, ": ", d);
+        }
+    }
 }
 
 TEST(half_storage_within_its_own_tolerance) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "fft/fft2d.h"
+#include "gl/buffer.h"
 
 #include <map>
 #include <string>
@@ -68,6 +69,7 @@ private:
     struct Shape {
         int full = 0, length = 0, sublines = 1, line_count = 0, groups = 0;
         int radix = 0, threads = 0, lines = 1, components = 0, pad_every = 0;
+        unsigned forward_buffer = 0, inverse_buffer = 0;  ///< stages (bit i: stage i) whose twiddles come from the buffer
     };
 
     std::vector<Pass> forward_passes(const Texture& image, RenderTarget& spectrum) const;
@@ -85,6 +87,8 @@ private:
     RenderTarget rows_out_, columns_out_;   // H (tangled row transforms), and the row pairs for the inverse
     RenderTarget scratch_;                  // between the steps of the four-step route, where it runs
     std::map<int, Texture> twiddles_;       // W_F^k, k < F, per line length
+    std::map<int, StorageBuffer> twiddle_buffers_;   // the same tables as storage buffers (GL 4.3)
+    bool buffers_ = false;                  // whether storage buffers are available
     std::vector<GLuint> timestamps_;
 };
 
