@@ -153,13 +153,13 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     while (s.length / s.radix > kMaxThreads) s.radix *= 2;
     s.radix = std::min({s.radix, 16, s.length});
     s.threads = s.length / s.radix;
-    // Components per exchange round: as many as fit (at most 2 on llvmpipe, whose JIT is slow to
-    // compile more), padded where the padding fits too; 0 if not even one fits.
-    // Whole column lines of up to 1024 take one line per workgroup and at most 4 components (measured on
-    // the H200 at 1024^2: 32.0 us, against 33.3 with two lines and 2 components, 36.9 with one
-    // line and 8).
+    // Whole column lines of up to 1024 take one line per workgroup and at most 4 components
+    // (measured on the H200 at 1024^2: 32.0 us, against 33.3 with two lines and 2 components, 36.9
+    // with one line and 8).
     const bool short_columns = !rows && d.step == 0 && s.length <= 1024 && options_.compute_lines == 0;
     const int most = short_columns ? 4 : 8;
+    // Components per exchange round: as many as fit (at most 2 on llvmpipe, whose JIT is slow to
+    // compile more, and `most`), padded where the padding fits too; 0 if not even one fits.
     auto fit = [&](int lines, int& pad) {
         for (int c : {8, 4, 2, 1}) {
             if ((software_ && c > 2) || c > most) continue;

@@ -19,9 +19,9 @@ public:
     StorageBuffer(const StorageBuffer&) = delete;
     StorageBuffer& operator=(const StorageBuffer&) = delete;
 
-    GLuint id() const { return id_; }
-    /// Binds the buffer to storage-buffer binding `index` (0: unbinds that index).
+    /// Binds the buffer to storage-buffer binding `index`.
     void bind(GLuint index) const;
+    /// Leaves storage-buffer binding `index` empty.
     static void unbind(GLuint index);
 
 private:

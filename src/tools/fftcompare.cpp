@@ -166,9 +166,6 @@ Options parse_options(int argc, char** argv) {
 
 // --- Measurements ------------------------------------------------------------------------------
 
-/// Median milliseconds of `run` (which returns its own measure) after warming up for `warm`
-/// seconds (at least one run: a fresh timer query's first result can be junk on llvmpipe); repeats
-/// until about a second has passed (3..50 runs) unless a count is given.
 /// Warms up with runs queued back to back (four at a time), which keeps the GPU busy: measured on
 /// the H200, a warm-up of single runs each waited for (the GPU idle most of the time) left short
 /// compute filters running 3x slower and erratically (1024^2: 0.18-0.27 ms against 0.068).
@@ -180,9 +177,12 @@ void saturating_warm_up(double seconds, F run) {
     });
 }
 
+/// Median milliseconds of `run` (which returns its own measure) after one untimed run (a fresh
+/// timer query's first result can be junk on llvmpipe); repeats until about a second has passed
+/// (3..50 runs) unless a count is given.
 template <typename F>
-double median_ms(int repeat, double warm, F run) {
-    warm_up(warm, [&] { run(); });
+double median_ms(int repeat, F run) {
+    run();
     std::vector<double> ms;
     auto start = std::chrono::steady_clock::now();
     for (int i = 0;; ++i) {
@@ -267,7 +267,7 @@ std::vector<Row> measure(ProgramCache& programs, const Options& o, const PngImag
     }
     if (o.speed) {
         auto time_fftwf = [&](FftwfFilter& f) {
-            return median_ms(o.repeat, 0, [&] {
+            return median_ms(o.repeat, [&] {
                 std::copy(image.begin(), image.end(), f.frame());  // untimed: the frame starts in memory
                 return wall_ms([&] { f.filter(); });
             });
@@ -301,16 +301,16 @@ std::vector<Row> measure(ProgramCache& programs, const Options& o, const PngImag
         if (o.speed) {
             GpuTimer timer;
             saturating_warm_up(o.warm_up, [&] { filter.apply(fft->input(), fft->output()); });
-            row.gpu_ms = median_ms(o.repeat, 0, [&] {
+            row.gpu_ms = median_ms(o.repeat, [&] {
                 timer.begin();
                 filter.apply(fft->input(), fft->output());
                 timer.end();
                 return timer.milliseconds();
             });
-            row.upload_ms = median_ms(o.repeat, 0, [&] { return wall_ms([&] { fft->input().upload(image.data()); glFinish(); }); });
-            row.filter_wall_ms = median_ms(o.repeat, 0, [&] { return wall_ms([&] { filter.apply(fft->input(), fft->output()); glFinish(); }); });
+            row.upload_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->input().upload(image.data()); glFinish(); }); });
+            row.filter_wall_ms = median_ms(o.repeat, [&] { return wall_ms([&] { filter.apply(fft->input(), fft->output()); glFinish(); }); });
             std::vector<float> out(image.size());
-            row.download_ms = median_ms(o.repeat, 0, [&] { return wall_ms([&] { fft->output().download(out.data()); }); });
+            row.download_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->output().download(out.data()); }); });
         }
         rows.push_back(row);
     }
