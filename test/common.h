@@ -54,6 +54,7 @@ struct Chain {
 inline std::vector<Chain> chains() {
     gpufft::FftOptions radix2, fast, compute, four_step;
     radix2.radix = 2;
+    radix2.backend = gpufft::Backend::Fragment;
     fast.backend = gpufft::Backend::Fragment;
     compute.backend = gpufft::Backend::Compute;
     four_step.backend = gpufft::Backend::Compute;

@@ -93,7 +93,7 @@ TEST(five_hundred_file_batch_leaves_memory_and_gl_objects_flat) {
     int k = 0;
     for (const char* head : {"head -n 10", "cat"}) {
         test::Result r = test::run("ls " + dir / "in*.png" + " | " + head + " | " + fftfilter() +
-                                   " -q -f -k gaussian:1.5 --report-resources -o " + dir / "out -");
+                                   " -q -f --backend fragment -k gaussian:1.5 --report-resources -o " + dir / "out -");
         at[k] = parse_resources(r.err);
         EXPECT(r.status == 0 && at[k].last_objects > 0, head, ": exit ", r.status, ": ", r.err.substr(0, 400));
         ++k;
@@ -112,7 +112,7 @@ TEST(gpu_allocation_failures_fail_one_file_cleanly) {
     // output (or temporary) for a failed file, and filters the files after a failure.
     test::TempDir dir;
     std::vector<std::string> inputs = make_batch(dir, 3, 32);
-    std::string args = " -q -k disk:2 -o " + dir / "out " + inputs[0] + " " + inputs[1] + " " + inputs[2];
+    std::string args = " -q --backend fragment -k disk:2 -o " + dir / "out " + inputs[0] + " " + inputs[1] + " " + inputs[2];
     int failures_seen = 0, later_file_done = 0;
     for (int n = 1; n <= 60; ++n) {
         test::run("rm -rf " + dir / "out");
@@ -179,13 +179,17 @@ TEST(no_usable_gl_is_one_line) {
     std::vector<std::string> inputs = make_batch(dir, 1);
     // No EGL vendor library: no context can be created.
     const std::string no_gl = "__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json ";
-    for (const std::string& command : {no_gl + fftfilter() + " -o " + dir / "o.png " + inputs[0],
+    for (const std::string& command : {no_gl + fftfilter() + " --backend fragment -o " + dir / "o.png " + inputs[0],
                                        no_gl + teapot() + " --headless -o " + dir / "t.png"}) {
         test::Result r = test::run(command);
         EXPECT(r.status == 3 && test::count_lines(r.err) == 1 && r.err.find("OpenGL") != std::string::npos, command,
                ": exit ", r.status, ": ", r.err);
     }
     EXPECT(!file_exists(dir / "o.png") && !file_exists(dir / "t.png"), "output written without GL");
+    // --backend auto (the default) filters through FFTW instead, and says why with -v.
+    test::Result fallback = test::run(no_gl + fftfilter() + " -v -o " + dir / "a.png " + inputs[0]);
+    EXPECT(fallback.status == 0 && file_exists(dir / "a.png") && fallback.err.find("backend fftw (no usable OpenGL") != std::string::npos,
+           "auto without GL: exit ", fallback.status, ": ", fallback.err);
     // Sizes beyond the GPU's texture limit.
     test::Result big = test::run(test::bin_dir() + "/fftcompare --no-speed -q --sizes 65536x2");
     EXPECT(big.status != 0 && big.err.find("texture limit") != std::string::npos, "exit ", big.status, ": ", big.err);

@@ -35,12 +35,20 @@ void parse_size(const std::string& text, const std::string& what, int& width, in
 }
 
 Backend parse_backend(const std::string& name) {
-    if (name == "fragment") return Backend::Fragment;
-    if (name == "compute") return Backend::Compute;
-    throw UsageError("unknown backend '" + name + "' (fragment or compute)");
+    for (Backend b : {Backend::Auto, Backend::Fragment, Backend::Compute, Backend::Fftw})
+        if (name == backend_name(b)) return b;
+    throw UsageError("unknown backend '" + name + "' (auto, fragment, compute or fftw)");
 }
 
-const char* backend_name(Backend b) { return b == Backend::Compute ? "compute" : "fragment"; }
+const char* backend_name(Backend b) {
+    switch (b) {
+        case Backend::Auto: return "auto";
+        case Backend::Fragment: return "fragment";
+        case Backend::Compute: return "compute";
+        case Backend::Fftw: return "fftw";
+    }
+    return "?";
+}
 
 bool parse_fft_option(const std::string& option, const char* value, FftOptions& fft) {
     if (option == "backend") {
@@ -80,7 +88,8 @@ void add_fft_long_options(std::vector<option>& longs, int code) {
 }
 
 const char* fft_options_help() {
-    return "  --backend NAME        fragment (default: fragment programs) or compute\n"
+    return "  --backend NAME        auto (default: the fastest here: compute on a GPU, fftw or fragment on a\n"
+           "                        software renderer), fragment, compute, or fftw (CPU; fftfilter only)\n"
            "  --radix 2|auto        2: the paper's radix-2 chain; auto (default): radix 16 over eight\n"
            "                        render targets where the GPU allows\n"
            "  --twiddles KIND       table (default: computed in double on the CPU) or computed (in the shader)\n"

@@ -15,14 +15,6 @@ GLint gl_integer(GLenum what) {
     return v;
 }
 
-/// Mesa's llvmpipe: a JIT for which big unrolled compute programs are slow to compile (measured:
-/// 10-20 s for a radix-16 line program, 13 s with 8 components per exchange round; radix 4 with 2
-/// components: about 1 s), while the CPU gains nothing from fewer stages or rounds.
-bool software_renderer() {
-    const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-    return renderer && std::string(renderer).find("llvmpipe") != std::string::npos;
-}
-
 /// Floats per shared-memory element for COMPONENTS (8 is two vec4 arrays).
 int width_of(int components) { return components == 8 ? 4 : components; }
 
@@ -95,6 +87,8 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
     check_texture_size(width, height);
     if (!supported()) throw GlError("the compute backend needs OpenGL 4.3 compute shaders");
     shared_bytes_ = gl_integer(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
+    // Mesa's llvmpipe: a JIT for which big unrolled compute programs are slow to compile (radix 16:
+    // 10-20 s, radix 4 with 2 components: about 1 s), while the CPU gains nothing from fewer rounds.
     software_ = software_renderer();
     buffers_ = GLEW_VERSION_4_3 || GLEW_ARB_shader_storage_buffer_object;
     rows_out_ = RenderTarget(width, height, options.storage);

@@ -4,6 +4,7 @@
 #include "fft/fragment_fft.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace gpufft {
 
@@ -40,11 +41,27 @@ std::vector<float> Fft2D::inverse(const std::vector<float>& spectrum) {
 
 std::unique_ptr<Fft2D> make_fft(ProgramCache& programs, int width, int height, const FftOptions& options) {
     check_fft_size(width, height);
-    switch (options.backend) {
+    switch (resolve_gl_backend(options)) {
         case Backend::Fragment: return std::make_unique<FragmentFft>(programs, width, height, options);
         case Backend::Compute: return std::make_unique<ComputeFft>(programs, width, height, options);
+        case Backend::Fftw: throw std::invalid_argument("the fftw backend filters on the CPU: no GL transform");
+        case Backend::Auto: break;
     }
     throw std::invalid_argument("unknown backend");
+}
+
+bool software_renderer() {
+    const char* r = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    std::string name = r ? r : "";
+    for (const char* soft : {"llvmpipe", "softpipe", "swrast", "Software Rasterizer"})
+        if (name.find(soft) != std::string::npos) return true;
+    return false;
+}
+
+Backend resolve_gl_backend(const FftOptions& options) {
+    if (options.backend != Backend::Auto) return options.backend;
+    const bool compute = ComputeFft::supported() && !software_renderer() && options.radix != 2;
+    return compute ? Backend::Compute : Backend::Fragment;
 }
 
 // Two timestamps rather than a GL_TIME_ELAPSED query: llvmpipe's elapsed-time query reads 0 around

@@ -23,6 +23,7 @@ const EmbeddedSource kEmbedded[] = {
 const char* kUniformNames[] = {
     "u_src", "u_kernel", "u_twiddle", "u_planes", "u_size", "u_target_size", "u_stride", "u_twiddle_step", "u_scale", "u_gain",
     "u_model_view", "u_projection", "u_normal_matrix", "u_light_dir", "u_exposure", "u_mode", "u_view_scale",
+    "u_samples", "u_table", "u_image_size", "u_origin", "u_offset", "u_extent",
 };
 static_assert(sizeof kUniformNames / sizeof kUniformNames[0] == static_cast<size_t>(Uniform::Count),
               "one name per Uniform");
@@ -142,12 +143,15 @@ GlProgram::GlProgram(const ProgramSpec& spec) {
         throw GlError("cannot link " + describe(spec) + ": " + log.c_str());
     }
     for (size_t i = 0; i < locations_.size(); ++i) locations_[i] = glGetUniformLocation(id_, kUniformNames[i]);
-    // Samplers are fixed to texture units once: source 0, kernel 1, twiddles 2, planes 3.
+    // Samplers are fixed to texture units once: source 0, kernel 1, twiddles 2, planes 3, stored
+    // samples 4, sample tables 5.
     glUseProgram(id_);
     set(Uniform::Src, 0);
     set(Uniform::Kernel, 1);
     set(Uniform::Twiddle, 2);
     set(Uniform::Planes, 3);
+    set(Uniform::Samples, 4);
+    set(Uniform::Table, 5);
     glUseProgram(0);
     check_gl("linking a program");
 }
@@ -175,6 +179,10 @@ void GlProgram::set(Uniform u, float a, float b) const {
 }
 void GlProgram::set(Uniform u, int v) const {
     if (GLint l = location(u); l >= 0) glUniform1i(l, v);
+}
+
+void GlProgram::set_ivec2(Uniform u, int a, int b) const {
+    if (GLint l = location(u); l >= 0) glUniform2i(l, a, b);
 }
 
 void GlProgram::set_vec3(Uniform u, const float* v) const {

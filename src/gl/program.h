@@ -17,6 +17,8 @@ enum class Uniform {
     Src, Kernel, Twiddle, Planes, Size, TargetSize, Stride, TwiddleStep, Scale, Gain,
     // the teapot scene and the display
     ModelView, Projection, NormalMatrix, LightDir, Exposure, Mode, ViewScale,
+    // stored samples in and out (gpu_samples)
+    Samples, Table, ImageSize, Origin, Offset, Extent,
     Count
 };
 const char* uniform_name(Uniform u);
@@ -49,6 +51,7 @@ public:
     void set(Uniform u, float v) const;
     void set(Uniform u, float a, float b) const;
     void set(Uniform u, int v) const;
+    void set_ivec2(Uniform u, int a, int b) const;
     void set_vec3(Uniform u, const float* v) const;
     void set_vec4(Uniform u, const float* v) const;
     void set_mat3(Uniform u, const float* column_major) const;

@@ -20,26 +20,37 @@ namespace {
 double srgb_to_linear(double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); }
 double linear_to_srgb(double v) { return v <= 0.0031308 ? v * 12.92 : 1.055 * std::pow(v, 1 / 2.4) - 0.055; }
 
+}  // namespace
+
+float to_linear(float v, const Transfer& t) {
+    const double d = v;
+    return static_cast<float>(t.srgb ? srgb_to_linear(d) : std::pow(std::max(d, 0.0), 1 / t.gamma));
+}
+
+float from_linear(float v, const Transfer& t) {
+    const double d = std::min(std::max(static_cast<double>(v), 0.0), 1.0);
+    return static_cast<float>(t.srgb ? linear_to_srgb(d) : std::pow(d, t.gamma));
+}
+
+namespace {
+
 template <typename F>
 void each_colour(Image& image, F f) {
     for (size_t i = 0; i < image.pixels(); ++i)
         for (int c = 0; c < 3; ++c) {
             float& v = image.rgba[4 * i + static_cast<size_t>(c)];
-            v = static_cast<float>(f(static_cast<double>(v)));
+            v = f(v);
         }
 }
 
 }  // namespace
 
 void to_linear(Image& image, const Transfer& t) {
-    if (t.srgb) each_colour(image, srgb_to_linear);
-    else each_colour(image, [&](double v) { return std::pow(std::max(v, 0.0), 1 / t.gamma); });
+    each_colour(image, [&](float v) { return to_linear(v, t); });
 }
 
 void from_linear(Image& image, const Transfer& t) {
-    auto clamp01 = [](double v) { return std::min(std::max(v, 0.0), 1.0); };
-    if (t.srgb) each_colour(image, [&](double v) { return linear_to_srgb(clamp01(v)); });
-    else each_colour(image, [&](double v) { return std::pow(clamp01(v), t.gamma); });
+    each_colour(image, [&](float v) { return from_linear(v, t); });
 }
 
 void premultiply(Image& image) {

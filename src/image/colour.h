@@ -15,6 +15,11 @@ struct Transfer {
 };
 Transfer transfer_of(const PngFormat& format);
 
+/// One value from encoded to linear light, and back (clamped to [0, 1]): what the Image versions
+/// below do to each of R, G, B.
+float to_linear(float v, const Transfer& t);
+float from_linear(float v, const Transfer& t);
+
 /// R, G, B from encoded samples to linear light, in place.
 void to_linear(Image& image, const Transfer& t);
 /// R, G, B from linear light to encoded samples, in place (values outside [0, 1] are clamped).

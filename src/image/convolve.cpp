@@ -1,8 +1,10 @@
 #include "image/convolve.h"
 
+#include "fft/sizes.h"
 #include "gl/gl.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace gpufft {
 
@@ -48,17 +50,18 @@ long long boundary_index(long long i, long long n, Boundary b) {
 // reading from b - lead, lead = size - 1 - centre, yields outputs b .. b + fft - size at indices
 // lead .. lead + block - 1 (overlap-save). A wrapped power-of-two axis needs no tile at all: the
 // circular convolution of the whole axis is the answer (lead 0, block = length).
-AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft) {
+AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, bool any_length) {
     AxisTiling t;
     t.kernel_shift = centre;
-    if (b == Boundary::Wrap && length >= 2 && (length & (length - 1)) == 0 && length <= max_fft) {
+    const bool whole = any_length ? length >= 1 : length >= 2 && (length & (length - 1)) == 0;
+    if (b == Boundary::Wrap && whole && length <= max_fft) {
         t.fft = t.block = length;
         t.circular = true;
         return t;
     }
     long long need = std::max<long long>(2, static_cast<long long>(length) + size - 1);
-    long long fft = 2;
-    while (fft < need && fft < max_fft) fft *= 2;
+    long long fft = any_length ? next_fast_size(need) : next_power_of_two(need);
+    if (fft > max_fft || fft == 0) fft = max_fft;
     t.fft = static_cast<int>(fft);
     t.lead = size - 1 - centre;
     t.block = std::min(length, t.fft - size + 1);
@@ -99,7 +102,7 @@ Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
             return setups_.front();
         }
     while (static_cast<int>(setups_.size()) >= std::max(1, options_.cached_sizes)) setups_.pop_back();
-    Setup s{x.fft, y.fft, x, y, make_fft(programs_, x.fft, y.fft, options_.fft), nullptr};
+    Setup s{x.fft, y.fft, x, y, make_fft(programs_, x.fft, y.fft, options_.fft), nullptr, Texture()};
     s.filter = std::make_unique<Filter>(*s.fft, impulse_response(kernel_, x.fft, y.fft));
     setups_.push_front(std::move(s));
     return setups_.front();
@@ -150,6 +153,33 @@ Image Convolver::apply(const Image& image) {
         }
     }
     return out;
+}
+
+void Convolver::submit(const Samples& in, const SampleConversion& conversion) {
+    if (conversion.premultiply && (conversion.out_channels == 2 || conversion.out_channels == 4))
+        throw std::logic_error("Convolver::submit: premultiplied alpha is divided back on the CPU");
+    const Boundary b = options_.boundary;
+    AxisTiling tx = tile_axis(in.width, kernel_.weights.width, kernel_.cx, b, options_.max_fft);
+    AxisTiling ty = tile_axis(in.height, kernel_.weights.height, kernel_.cy, b, options_.max_fft);
+    Setup& s = setup(tx, ty);
+    if (!s.grid.id()) s.grid = Texture(tx.fft, ty.fft, Storage::Float32);
+    if (!io_) io_ = std::make_unique<SampleIo>(programs_);
+    last_ = Stats{0, tx.fft, ty.fft, 0};
+    io_->upload(in);
+    for (int by = 0; by < in.height; by += ty.block)
+        for (int bx = 0; bx < in.width; bx += tx.block) {
+            io_->unpack(conversion, b, bx - tx.lead, by - ty.lead, s.grid);
+            s.filter->apply(s.grid, s.fft->output());
+            Region out{bx, by, std::min(bx + tx.block, in.width), std::min(by + ty.block, in.height)};
+            io_->pack(conversion, s.fft->output().texture(), tx.lead, ty.lead, out);
+            ++last_.tiles;
+        }
+    io_->read_back(conversion);
+}
+
+Samples Convolver::collect(double* gpu_ms) {
+    if (!io_) throw std::logic_error("Convolver::collect: nothing submitted");
+    return io_->collect(gpu_ms);
 }
 
 }  // namespace gpufft

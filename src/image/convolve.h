@@ -4,12 +4,14 @@
 
 #include "fft/fft2d.h"
 #include "fft/filter.h"
+#include "image/gpu_samples.h"
 #include "image/image.h"
 #include "image/kernels.h"
 
 #include <list>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace gpufft {
 
@@ -28,17 +30,19 @@ long long boundary_index(long long i, long long n, Boundary b);
 
 /// How one axis is split: FFT length, output block per tile, and where kernel and tile start.
 struct AxisTiling {
-    int fft = 0;            ///< power of two
+    int fft = 0;            ///< a power of two, or any fast length (sizes.h) where the FFT takes it
     int block = 0;          ///< output pixels per tile
-    bool circular = false;  ///< wrap on a power-of-two axis: the whole axis, circularly, no padding
+    bool circular = false;  ///< wrap on an axis the FFT takes whole: the whole axis, circularly, no padding
     int kernel_shift = 0;   ///< kernel tap i sits at index (i - kernel_shift) mod fft
     int lead = 0;           ///< a tile starting at output b reads input from b - lead; output q is at q + lead
     int tiles(int length) const { return (length + block - 1) / block; }
 };
 
 /// The tiling of an axis of `length` for a kernel of `size` centred at `centre`; `max_fft` bounds
-/// the FFT length. Throws gpufft::Error if the kernel leaves no room for output.
-AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft);
+/// the FFT length. With `any_length` (FFTW) the FFT is the next fast length instead of the next
+/// power of two, and wrap takes any length whole. Throws gpufft::Error if the kernel leaves no room
+/// for output.
+AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, bool any_length = false);
 
 /// The kernel as the core filter's impulse response on an fft_width x fft_height grid: its centre at
 /// (0, 0), taps beyond the grid folded over it (circularly). With `flip_y` the kernel is mirrored
@@ -61,6 +65,17 @@ public:
     Image apply(const Image& image);
     const Kernel& kernel() const { return kernel_; }
 
+    /// The same filter on stored samples, every conversion on the GPU (gpu_samples.h): only the
+    /// samples cross the bus, and the output samples equal those of apply() on samples_to_image()
+    /// with the same conversions on the CPU, bit for bit. Queued without waiting: collect() returns
+    /// the oldest submitted image's output; at most two wait (collect() before a third submit()).
+    /// Premultiplied inputs are not divided back here: the caller takes apply() for those.
+    void submit(const Samples& in, const SampleConversion& conversion);
+    Samples collect(double* gpu_ms = nullptr);
+    size_t pending() const { return io_ ? io_->pending() : 0; }
+    /// The grid of the last apply() or submit(), for reports.
+    std::pair<int, int> last_grid() const { return {last_.fft_width, last_.fft_height}; }
+
     struct Stats {
         int tiles = 0, fft_width = 0, fft_height = 0;
         double gpu_ms = 0;  ///< summed GPU time of the filter runs (timer queries)
@@ -73,6 +88,7 @@ private:
         AxisTiling x, y;
         std::unique_ptr<Fft2D> fft;
         std::unique_ptr<Filter> filter;
+        Texture grid;  // submit()'s unpacked tile, made on first use
     };
     Setup& setup(const AxisTiling& x, const AxisTiling& y);
 
@@ -81,6 +97,7 @@ private:
     ConvolveOptions options_;
     std::list<Setup> setups_;  // most recently used first
     Stats last_;
+    std::unique_ptr<SampleIo> io_;
 };
 
 }  // namespace gpufft

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <csetjmp>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
+#include <stdexcept>
 
 namespace gpufft {
 
@@ -71,17 +73,16 @@ bool read_header(PngContext* c, Header* h) {
     return true;
 }
 
-/// Every format to 16-bit RGBA in native byte order.
-bool set_transforms(PngContext* c, bool has_alpha, int* passes, size_t* rowbytes) {
+/// Palette to RGB, grey below 8 bits to 8, tRNS to alpha; 16-bit samples in native byte order.
+bool set_transforms(PngContext* c, int* passes, size_t* rowbytes, int* channels, int* depth) {
     if (setjmp(png_jmpbuf(c->png))) return false;
-    png_set_expand(c->png);      // palette to RGB, grey < 8 bits to 8, tRNS to alpha
-    png_set_expand_16(c->png);   // 8 bits to 16 (v * 257: exact for v / 255)
-    png_set_gray_to_rgb(c->png);
-    if (!has_alpha) png_set_add_alpha(c->png, 0xffff, PNG_FILLER_AFTER);
-    png_set_swap(c->png);        // little-endian hosts: native uint16
+    png_set_expand(c->png);
+    png_set_swap(c->png);  // little-endian hosts: native uint16
     *passes = png_set_interlace_handling(c->png);
     png_read_update_info(c->png, c->info);
     *rowbytes = png_get_rowbytes(c->png, c->info);
+    *channels = png_get_channels(c->png, c->info);
+    *depth = png_get_bit_depth(c->png, c->info);
     return true;
 }
 
@@ -150,10 +151,6 @@ std::string libpng_problem(const PngContext& c) {
     return problem;
 }
 
-void convert_row(const png_uint_16* src, float* dst, png_uint_32 width) {
-    for (png_uint_32 i = 0; i < width * 4; ++i) dst[i] = static_cast<float>(src[i]) / 65535.0f;
-}
-
 }  // namespace
 
 std::string PngFormat::describe() const {
@@ -166,7 +163,7 @@ std::string PngFormat::describe() const {
 namespace {
 
 /// Reads the PNG in c.file (open, at its start), naming it `path` in errors.
-PngImage read_stream(PngContext& c, const std::string& path, const PngLimits& limits) {
+PngSamples read_stream(PngContext& c, const std::string& path, const PngLimits& limits) {
     unsigned char signature[8];
     size_t got = std::fread(signature, 1, 8, c.file);
     if (got < 8 || png_sig_cmp(signature, 0, 8) != 0) fail(path, got == 0 ? "empty file, not a PNG" : "not a PNG file");
@@ -184,7 +181,7 @@ PngImage read_stream(PngContext& c, const std::string& path, const PngLimits& li
         fail(path, std::to_string(h.width) + "x" + std::to_string(h.height) + " is " + std::to_string(pixels) +
                        " pixels, above the limit of " + std::to_string(limits.max_pixels));
 
-    PngImage out;
+    PngSamples out;
     PngFormat& f = out.format;
     f.color_type = h.color_type;
     f.bit_depth = h.bit_depth;
@@ -192,35 +189,42 @@ PngImage read_stream(PngContext& c, const std::string& path, const PngLimits& li
     f.has_trns = png_get_valid(c.png, c.info, PNG_INFO_tRNS) != 0;
     read_metadata(&c, f);
 
-    int passes = 1;
+    int passes = 1, channels = 0, depth = 0;
     size_t rowbytes = 0;
-    if (!set_transforms(&c, f.has_alpha(), &passes, &rowbytes)) fail(path, libpng_problem(c));
-    if (rowbytes != static_cast<size_t>(h.width) * 8) fail(path, "unexpected row layout after expansion");
-
-    out.image = Image(static_cast<int>(h.width), static_cast<int>(h.height));
+    if (!set_transforms(&c, &passes, &rowbytes, &channels, &depth)) fail(path, libpng_problem(c));
+    Samples& s = out.samples;
+    s.resize(static_cast<int>(h.width), static_cast<int>(h.height), channels, depth);
+    if ((depth != 8 && depth != 16) || channels < 1 || channels > 4 || rowbytes != s.row_bytes())
+        fail(path, "unexpected row layout after expansion");
     if (passes == 1) {
-        std::vector<png_uint_16> row(static_cast<size_t>(h.width) * 4);
-        for (png_uint_32 y = 0; y < h.height; ++y) {
-            if (!read_row(&c, reinterpret_cast<png_bytep>(row.data()))) fail(path, libpng_problem(c));
-            convert_row(row.data(), out.image.at(0, static_cast<int>(y)), h.width);
-        }
+        for (png_uint_32 y = 0; y < h.height; ++y)
+            if (!read_row(&c, s.row(static_cast<int>(y)))) fail(path, libpng_problem(c));
     } else {  // interlaced: the passes fill the whole image
-        std::vector<png_uint_16> pixels16(static_cast<size_t>(h.width) * h.height * 4);
         std::vector<png_bytep> rows(h.height);
-        for (png_uint_32 y = 0; y < h.height; ++y)
-            rows[y] = reinterpret_cast<png_bytep>(pixels16.data() + static_cast<size_t>(y) * h.width * 4);
+        for (png_uint_32 y = 0; y < h.height; ++y) rows[y] = s.row(static_cast<int>(y));
         if (!read_all(&c, rows.data())) fail(path, libpng_problem(c));
-        for (png_uint_32 y = 0; y < h.height; ++y)
-            convert_row(pixels16.data() + static_cast<size_t>(y) * h.width * 4, out.image.at(0, static_cast<int>(y)),
-                        h.width);
     }
     if (!read_end(&c)) fail(path, libpng_problem(c));
     return out;
 }
 
+PngImage to_float(PngSamples&& png) {
+    PngImage out;
+    out.image = samples_to_image(png.samples);
+    out.format = std::move(png.format);
+    return out;
+}
+
 }  // namespace
 
-PngImage read_png(const std::string& path, const PngLimits& limits) {
+int channels_of(int color_type) {
+    return color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_PALETTE ? 1
+           : color_type == PNG_COLOR_TYPE_GRAY_ALPHA                               ? 2
+           : color_type == PNG_COLOR_TYPE_RGB                                      ? 3
+                                                                                   : 4;
+}
+
+PngSamples read_png_samples(const std::string& path, const PngLimits& limits) {
     PngContext c;
     ReadGuard guard(c);
     c.file = std::fopen(path.c_str(), "rb");
@@ -229,13 +233,47 @@ PngImage read_png(const std::string& path, const PngLimits& limits) {
     return read_stream(c, path, limits);
 }
 
+PngImage read_png(const std::string& path, const PngLimits& limits) { return to_float(read_png_samples(path, limits)); }
+
 PngImage read_png_memory(const void* data, size_t size, const std::string& name, const PngLimits& limits) {
     if (size == 0) fail(name, "empty file, not a PNG");
     PngContext c;
     ReadGuard guard(c);
     c.file = fmemopen(const_cast<void*>(data), size, "rb");
     if (!c.file) fail(name, std::string("cannot read: ") + std::strerror(errno));
-    return read_stream(c, name, limits);
+    return to_float(read_stream(c, name, limits));
+}
+
+std::vector<float> sample_values(int depth) {
+    // An 8-bit v is read as the 16-bit v * 257 (libpng's expansion), then divided by 65535:
+    // the same rational v / 255, rounded once.
+    const unsigned count = 1u << depth, scale = depth == 8 ? 257 : 1;
+    std::vector<float> values(count);
+    for (unsigned v = 0; v < count; ++v) values[v] = static_cast<float>(v * scale) / 65535.0f;
+    return values;
+}
+
+Image samples_to_image(const Samples& s) {
+    const std::vector<float> value = sample_values(s.depth);
+    Image image(s.width, s.height);
+    const int ch = s.channels;
+    const bool alpha = ch == 2 || ch == 4, grey = ch <= 2;
+    for (int y = 0; y < s.height; ++y) {
+        const unsigned char* row8 = s.row(y);
+        const auto* row16 = reinterpret_cast<const uint16_t*>(row8);
+        float* dst = image.at(0, y);
+        for (int x = 0; x < s.width; ++x, dst += 4) {
+            auto sample = [&](int c) {
+                size_t i = static_cast<size_t>(x) * static_cast<size_t>(ch) + static_cast<size_t>(c);
+                return value[s.depth == 16 ? row16[i] : row8[i]];
+            };
+            dst[0] = sample(0);
+            dst[1] = grey ? dst[0] : sample(1);
+            dst[2] = grey ? dst[0] : sample(2);
+            dst[3] = alpha ? sample(ch - 1) : 1.0f;
+        }
+    }
+    return image;
 }
 
 PngFormat output_format(const PngFormat& input, bool result_has_colour) {
@@ -259,14 +297,10 @@ PngFormat output_format(const PngFormat& input, bool result_has_colour) {
 
 namespace {
 
-unsigned quantise(float v, unsigned max) {
-    if (!(v > 0.0f)) return 0;  // also NaN
-    if (v >= 1.0f) return max;
-    return static_cast<unsigned>(std::lround(static_cast<double>(v) * max));
-}
-
-bool write_all(PngContext* c, const PngFormat* f, png_uint_32 width, png_uint_32 height, png_bytepp rows) {
+bool write_all(PngContext* c, const PngFormat* f, int compression, png_uint_32 width, png_uint_32 height,
+               png_bytepp rows) {
     if (setjmp(png_jmpbuf(c->png))) return false;
+    if (compression >= 0) png_set_compression_level(c->png, compression);
     png_set_IHDR(c->png, c->info, width, height, f->bit_depth, f->color_type,
                  f->interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -278,6 +312,7 @@ bool write_all(PngContext* c, const PngFormat* f, png_uint_32 width, png_uint_32
     if (f->has_phys) png_set_pHYs(c->png, c->info, f->phys_x, f->phys_y, f->phys_unit);
     png_write_info(c->png, c->info);
     if (f->bit_depth < 8) png_set_packing(c->png);  // one byte per sample in, packed out
+    if (f->bit_depth == 16) png_set_swap(c->png);   // native uint16 in
     if (f->interlaced) png_set_interlace_handling(c->png);
     png_write_image(c->png, rows);
     png_write_end(c->png, c->info);
@@ -286,43 +321,56 @@ bool write_all(PngContext* c, const PngFormat* f, png_uint_32 width, png_uint_32
 
 }  // namespace
 
+unsigned quantise_sample(float v, unsigned max) {
+    if (!(v > 0.0f)) return 0;  // also NaN
+    if (v >= 1.0f) return max;
+    return static_cast<unsigned>(std::lround(static_cast<double>(v) * max));  // exact: 24 + 16 bits
+}
+
 bool has_colour(const Image& image, int bit_depth) {
     unsigned max = (1u << bit_depth) - 1;
     for (size_t i = 0; i < image.pixels(); ++i) {
         const float* p = &image.rgba[4 * i];
-        unsigned r = quantise(p[0], max);
-        if (quantise(p[1], max) != r || quantise(p[2], max) != r) return true;
+        unsigned r = quantise_sample(p[0], max);
+        if (quantise_sample(p[1], max) != r || quantise_sample(p[2], max) != r) return true;
     }
     return false;
 }
 
-void write_png(const std::string& path, const Image& image, const PngFormat& format, bool overwrite) {
-    const int channels = format.color_type == 0 ? 1 : format.color_type == 4 ? 2 : format.color_type == 2 ? 3 : 4;
-    const bool wide = format.bit_depth == 16;
+Samples image_to_samples(const Image& image, const PngFormat& format) {
+    const int channels = channels_of(format.color_type);
     const unsigned max = (1u << format.bit_depth) - 1;
     // The sample sources per channel: grey is R, grey+alpha is (R, A).
     const int source[4][4] = {{0}, {0, 3}, {0, 1, 2}, {0, 1, 2, 3}};
     const int* src = source[channels - 1];
-
-    const size_t row_bytes = static_cast<size_t>(image.width) * channels * (wide ? 2 : 1);
-    std::vector<unsigned char> data(row_bytes * static_cast<size_t>(image.height));
-    std::vector<png_bytep> rows(static_cast<size_t>(image.height));
+    Samples s;
+    s.resize(image.width, image.height, channels, format.bit_depth);
     for (int y = 0; y < image.height; ++y) {
-        unsigned char* out = &data[row_bytes * static_cast<size_t>(y)];
-        rows[static_cast<size_t>(y)] = out;
+        unsigned char* out8 = s.row(y);
+        auto* out16 = reinterpret_cast<uint16_t*>(out8);
         for (int x = 0; x < image.width; ++x) {
             const float* p = image.at(x, y);
             for (int c = 0; c < channels; ++c) {
-                unsigned v = quantise(p[src[c]], max);
-                if (wide) {
-                    *out++ = static_cast<unsigned char>(v >> 8);
-                    *out++ = static_cast<unsigned char>(v & 0xff);
-                } else {
-                    *out++ = static_cast<unsigned char>(v);
-                }
+                unsigned v = quantise_sample(p[src[c]], max);
+                if (format.bit_depth == 16) *out16++ = static_cast<uint16_t>(v);
+                else *out8++ = static_cast<unsigned char>(v);
             }
         }
     }
+    return s;
+}
+
+void write_png(const std::string& path, const Image& image, const PngFormat& format, bool overwrite, int compression) {
+    write_png_samples(path, image_to_samples(image, format), format, overwrite, compression);
+}
+
+void write_png_samples(const std::string& path, const Samples& s, const PngFormat& format, bool overwrite,
+                       int compression) {
+    if (s.channels != channels_of(format.color_type) || s.depth != format.bit_depth ||
+        s.data.size() != s.row_bytes() * static_cast<size_t>(s.height))
+        throw std::invalid_argument("write_png_samples: samples do not match the format");
+    std::vector<png_bytep> rows(static_cast<size_t>(s.height));
+    for (int y = 0; y < s.height; ++y) rows[static_cast<size_t>(y)] = const_cast<png_bytep>(s.row(y));
 
     AtomicFile file(path, overwrite);
     PngContext c;
@@ -332,7 +380,7 @@ void write_png(const std::string& path, const Image& image, const PngFormat& for
     bool ok = c.png && c.info;
     if (ok) {
         png_set_write_fn(c.png, &c, write_data, flush_data);
-        ok = write_all(&c, &format, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height),
+        ok = write_all(&c, &format, compression, static_cast<png_uint_32>(s.width), static_cast<png_uint_32>(s.height),
                        rows.data());
     }
     if (c.png) png_destroy_write_struct(&c.png, c.info ? &c.info : nullptr);

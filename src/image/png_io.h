@@ -32,10 +32,35 @@ struct PngFormat {
     std::string describe() const;
 };
 
+/// Samples as stored, row 0 first, channels interleaved: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA.
+/// `depth` 8 or 16 as read (palette expanded to RGB(A), grey below 8 bits to 8, tRNS to alpha;
+/// 16-bit samples in native byte order); for writing also 1, 2 or 4 (one byte per sample).
+struct Samples {
+    int width = 0, height = 0, channels = 0, depth = 8;
+    std::vector<unsigned char> data;
+
+    size_t bytes_per_sample() const { return depth == 16 ? 2 : 1; }
+    size_t row_bytes() const { return static_cast<size_t>(width) * static_cast<size_t>(channels) * bytes_per_sample(); }
+    void resize(int w, int h, int c, int d) {
+        width = w, height = h, channels = c, depth = d;
+        data.resize(row_bytes() * static_cast<size_t>(h));
+    }
+    unsigned char* row(int y) { return data.data() + row_bytes() * static_cast<size_t>(y); }
+    const unsigned char* row(int y) const { return data.data() + row_bytes() * static_cast<size_t>(y); }
+};
+
 struct PngImage {
     Image image;  ///< samples / (2^depth - 1), expanded to RGBA (grey to R = G = B, no alpha to 1)
     PngFormat format;
 };
+
+struct PngSamples {
+    Samples samples;
+    PngFormat format;
+};
+
+/// Samples per pixel of a PNG colour type as written (palette: 1 index).
+int channels_of(int color_type);
 
 struct PngLimits {
     /// Refused before any pixel memory is allocated. 2^28 pixels: 4 GiB as float RGBA.
@@ -47,6 +72,19 @@ struct PngLimits {
 PngImage read_png(const std::string& path, const PngLimits& limits = {});
 /// The same for a PNG file's bytes already in memory, named `name` in errors.
 PngImage read_png_memory(const void* data, size_t size, const std::string& name, const PngLimits& limits = {});
+/// Reads the samples as stored (8 or 16 bits, no conversion to float); errors as read_png.
+PngSamples read_png_samples(const std::string& path, const PngLimits& limits = {});
+
+/// The float value of every sample of an 8- or 16-bit image: v / (2^depth - 1), as read_png gives.
+/// One table so that the CPU and the GPU convert identically.
+std::vector<float> sample_values(int depth);
+/// Samples to float RGBA as read_png: grey to R = G = B, no alpha to 1.
+Image samples_to_image(const Samples& samples);
+/// Float RGBA to the samples of `format` (its colour type and bit depth), rounded to nearest and
+/// clamped (NaN to 0), as write_png stores them; grey takes R, grey+alpha (R, A).
+Samples image_to_samples(const Image& image, const PngFormat& format);
+/// The quantiser of write_png: v in [0, 1] to the nearest of 0..max (NaN and v <= 0 to 0).
+unsigned quantise_sample(float v, unsigned max);
 
 /// The format an output of `input` is written in: the input's colour type, bit depth, interlacing
 /// and colour metadata, except that
@@ -57,7 +95,12 @@ PngFormat output_format(const PngFormat& input, bool result_has_colour);
 /// Writes `image` rounded to nearest and clamped to the format's range. The file appears whole or
 /// not at all: written to a temporary file in the same directory, flushed, then renamed. Unless
 /// `overwrite`, an existing file is never replaced (atomically: the rename refuses).
-void write_png(const std::string& path, const Image& image, const PngFormat& format, bool overwrite);
+/// `compression`: zlib level 0-9, or -1 for libpng's default.
+void write_png(const std::string& path, const Image& image, const PngFormat& format, bool overwrite,
+               int compression = -1);
+/// Writes samples already in `format`'s layout (image_to_samples, or packed on the GPU).
+void write_png_samples(const std::string& path, const Samples& samples, const PngFormat& format, bool overwrite,
+                       int compression = -1);
 
 /// True when some pixel has R, G, B not all equal after quantising to `bit_depth`.
 bool has_colour(const Image& image, int bit_depth);

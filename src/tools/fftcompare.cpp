@@ -560,6 +560,7 @@ int run(Options o) {
     if (!o.fft_chosen) {  // every implementation side by side
         FftOptions radix2 = o.fft, fast = o.fft, compute = o.fft;
         radix2.radix = 2;
+        radix2.backend = Backend::Fragment;
         fast.backend = Backend::Fragment;
         compute.backend = Backend::Compute;
         implementations = {radix2, fast};

@@ -434,6 +434,7 @@ std::vector<FftOptions> bench_implementations(const Options& o) {
     if (o.fft_chosen) return {o.fft};
     FftOptions radix2 = o.fft, fast = o.fft, compute = o.fft;
     radix2.radix = 2;
+    radix2.backend = Backend::Fragment;
     fast.radix = 0;
     fast.backend = Backend::Fragment;
     compute.backend = Backend::Compute;

@@ -1,0 +1,51 @@
+// pack.comp: the filtered float grid to the output PNG's samples, on the GPU, so that only the
+// samples as stored (8 or 16 bits) cross the bus back.
+//
+// Reads:  u_src, the filter's float RGBA result; output pixel u_offset + q is grid texel
+//         u_origin + q (the overlap-save crop). u_table, RG32F 256 x N: for each output value k
+//         >= 1, the smallest float that the CPU's conversion (write_png's rounding, after the
+//         --linear encoding for colour) takes to k or more; .r colour, .g alpha.
+// Writes: u_out, unsigned integer samples in the output's layout: grey in .r, grey+alpha in .rg,
+//         RGB in .rgb, RGBA. A binary search over the table gives exactly the CPU's value for every
+//         float (NaN and values <= 0 to 0, >= 1 to the maximum), whatever the GPU's own rounding.
+// Variants: OUT_CHANNELS 1-4, OUT_MAX (2^depth - 1), OUT_TOP (the largest power of two <= OUT_MAX),
+//           OUT_FORMAT (rgba8ui or rgba16ui).
+layout(local_size_x = 16, local_size_y = 16) in;
+
+uniform sampler2DRect u_src;
+uniform sampler2DRect u_table;
+layout(OUT_FORMAT, binding = 0) writeonly uniform uimage2DRect u_out;
+uniform ivec2 u_origin;
+uniform ivec2 u_offset;
+uniform ivec2 u_extent;  // the tile's output pixels
+
+float threshold(uint k, int part) {
+    vec2 t = texelFetch(u_table, ivec2(int(k & 255u), int(k >> 8))).rg;
+    return part == 0 ? t.r : t.g;
+}
+
+// The number of output values k in 1..OUT_MAX whose threshold v reaches: the CPU's sample.
+uint quantise(float v, int part) {
+    uint k = 0u;
+    for (uint step = uint(OUT_TOP); step > 0u; step >>= 1)
+        if (k + step <= uint(OUT_MAX) && v >= threshold(k + step, part)) k += step;
+    return k;
+}
+
+void main() {
+    ivec2 q = ivec2(gl_GlobalInvocationID.xy);
+    if (q.x >= u_extent.x || q.y >= u_extent.y) return;
+    vec4 v = texelFetch(u_src, u_origin + q);
+    uvec4 o = uvec4(0u);
+#if OUT_CHANNELS == 1
+    o.r = quantise(v.r, 0);
+#elif OUT_CHANNELS == 2
+    o.rg = uvec2(quantise(v.r, 0), quantise(v.a, 1));
+#else
+    o.rgb = uvec3(quantise(v.r, 0), quantise(v.g, 0), quantise(v.b, 0));
+#if OUT_CHANNELS == 4
+    o.a = quantise(v.a, 1);
+#endif
+#endif
+    imageStore(u_out, u_offset + q, o);
+}

@@ -1,0 +1,67 @@
+// unpack.comp: stored PNG samples to the float RGBA grid a filter transforms, on the GPU, so that
+// only the samples as stored (8 or 16 bits) cross the bus.
+//
+// Reads:  u_samples, the image's samples as unsigned integers (RGBA16UI; grey in .r, grey+alpha
+//         in .rg, RGB in .rgb), and u_table, RG32F 256 x N: the float value of each stored value,
+//         .r for colour (linear light with --linear) and .g for alpha. The table is made on the
+//         CPU by the code that converts on the CPU, so both paths give the same floats.
+// Writes: u_grid, one FFT grid (or overlap-save tile): texel g holds image pixel u_origin + g,
+//         extended beyond the edges by the boundary rule (BOUNDARY_REFLECT, _CLAMP, _ZERO, _WRAP),
+//         grey expanded to R = G = B, a missing alpha 1, colour times alpha with PREMULTIPLY.
+// Variants: CHANNELS 1-4, BOUNDARY_*, PREMULTIPLY.
+layout(local_size_x = 16, local_size_y = 16) in;
+
+uniform usampler2DRect u_samples;
+uniform sampler2DRect u_table;
+layout(rgba32f, binding = 0) writeonly uniform image2DRect u_grid;
+uniform ivec2 u_image_size;
+uniform ivec2 u_origin;
+uniform ivec2 u_extent;  // the grid's size
+
+// The source index of coordinate i on an axis of n pixels (boundary_index in convolve.cpp); -1: zero.
+// GLSL leaves % of negative numbers undefined, so negative coordinates are folded first.
+int source_index(int i, int n) {
+    if (i >= 0 && i < n) return i;
+#if defined(BOUNDARY_ZERO)
+    return -1;
+#elif defined(BOUNDARY_CLAMP)
+    return i < 0 ? 0 : n - 1;
+#elif defined(BOUNDARY_WRAP)
+    return i >= 0 ? i % n : n - 1 - (-1 - i) % n;
+#elif defined(BOUNDARY_REFLECT)
+    int r = (i >= 0 ? i : -1 - i) % (2 * n);  // period 2n: 0 1 .. n-1 n-1 .. 1 0, and i mirrors to -1 - i
+    return r < n ? r : 2 * n - 1 - r;
+#else
+#error "one of BOUNDARY_REFLECT, BOUNDARY_CLAMP, BOUNDARY_ZERO, BOUNDARY_WRAP"
+#endif
+}
+
+vec2 value(uint stored) { return texelFetch(u_table, ivec2(int(stored & 255u), int(stored >> 8))).rg; }
+
+void main() {
+    ivec2 g = ivec2(gl_GlobalInvocationID.xy);
+    if (g.x >= u_extent.x || g.y >= u_extent.y) return;
+    int x = source_index(u_origin.x + g.x, u_image_size.x);
+    int y = source_index(u_origin.y + g.y, u_image_size.y);
+    vec4 p = vec4(0.0);
+    if (x >= 0 && y >= 0) {
+        uvec4 s = texelFetch(u_samples, ivec2(x, y));
+#if CHANNELS <= 2
+        p.rgb = vec3(value(s.r).r);
+#else
+        p.rgb = vec3(value(s.r).r, value(s.g).r, value(s.b).r);
+#endif
+#if CHANNELS == 2
+        p.a = value(s.g).g;
+#elif CHANNELS == 4
+        p.a = value(s.a).g;
+#else
+        p.a = 1.0;
+#endif
+#ifdef PREMULTIPLY
+        precise vec3 premultiplied = p.rgb * p.a;  // one rounding each, as on the CPU
+        p.rgb = premultiplied;
+#endif
+    }
+    imageStore(u_grid, g, p);
+}

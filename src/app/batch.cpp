@@ -1,0 +1,174 @@
+#include "app/batch.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace gpufft {
+
+StageTimes& StageTimes::operator+=(const StageTimes& o) {
+    decode += o.decode;
+    cpu_filter += o.cpu_filter;
+    upload += o.upload;
+    gpu += o.gpu;
+    download += o.download;
+    encode += o.encode;
+    worker_wait += o.worker_wait;
+    gpu_thread_wait += o.gpu_thread_wait;
+    return *this;
+}
+
+int hardware_threads() {
+    unsigned n = std::thread::hardware_concurrency();
+    return n ? static_cast<int>(n) : 1;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+/// Runs `f`, adding its wall time to `seconds`; an exception lands in `error`.
+template <typename F>
+void timed(double& seconds, std::exception_ptr& error, F f) {
+    auto start = Clock::now();
+    try {
+        f();
+    } catch (...) {
+        error = std::current_exception();
+    }
+    seconds += seconds_since(start);
+}
+
+class Batch {
+public:
+    Batch(size_t count, const BatchStages& stages, const BatchOptions& options)
+        : count_(count), stages_(stages), workers_(std::max(1, options.workers)),
+          in_flight_max_(options.in_flight ? options.in_flight : 2 * static_cast<size_t>(workers_) + 2) {}
+
+    StageTimes run() {
+        std::vector<std::thread> threads;
+        for (int i = 0; i < workers_; ++i) threads.emplace_back([this] { worker(); });
+        gpu_thread();
+        for (std::thread& t : threads) t.join();
+        return totals_;
+    }
+
+private:
+    void finish(size_t index, std::unique_ptr<FileWork> work, std::exception_ptr error) {
+        {
+            std::lock_guard<std::mutex> report(report_mutex_);
+            stages_.finish(index, work.get(), error);
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (work) totals_ += work->times;
+        --in_flight_;
+        ++finished_;
+        changed_.notify_all();
+    }
+
+    void write_and_finish(std::unique_ptr<FileWork> work) {
+        if (!work->error) timed(work->times.encode, work->error, [&] { stages_.write(*work); });
+        size_t index = work->index;
+        std::exception_ptr error = work->error;
+        finish(index, std::move(work), error);
+    }
+
+    void worker() {
+        for (;;) {
+            std::unique_lock<std::mutex> lock(mutex_);
+            auto start = Clock::now();
+            changed_.wait(lock, [&] {
+                return !to_write_.empty() || (next_read_ < count_ && in_flight_ < in_flight_max_) || finished_ == count_;
+            });
+            totals_.worker_wait += seconds_since(start);
+            if (!to_write_.empty()) {
+                std::unique_ptr<FileWork> work = std::move(to_write_.front());
+                to_write_.pop_front();
+                lock.unlock();
+                write_and_finish(std::move(work));
+                continue;
+            }
+            if (next_read_ >= count_) return;  // every file finished
+            const size_t index = next_read_++;
+            ++in_flight_;
+            ++reading_;
+            lock.unlock();
+
+            std::unique_ptr<FileWork> work;
+            std::exception_ptr error;
+            double decode = 0;
+            timed(decode, error, [&] { work = stages_.read(index); });
+            if (work) {
+                work->index = index;
+                work->times.decode += decode;
+                if (!work->error && !work->on_gpu)
+                    timed(work->times.cpu_filter, work->error, [&] { stages_.cpu_filter(*work); });
+            }
+            lock.lock();
+            --reading_;
+            if (work && work->on_gpu && !work->error) {
+                to_gpu_.push_back(std::move(work));
+                changed_.notify_all();
+                continue;
+            }
+            changed_.notify_all();  // the GPU thread may be waiting for the last read
+            lock.unlock();
+            if (!work) finish(index, nullptr, error);
+            else write_and_finish(std::move(work));
+        }
+    }
+
+    void gpu_thread() {
+        std::vector<std::unique_ptr<FileWork>> done;
+        bool queued = false;  // GPU work submitted and not yet collected
+        for (;;) {
+            std::unique_ptr<FileWork> work;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                if (to_gpu_.empty() && queued) {
+                    // Nothing new to overlap with: complete what the GPU has now.
+                    lock.unlock();
+                    stages_.gpu_flush(done);
+                    queued = false;
+                } else {
+                    auto start = Clock::now();
+                    changed_.wait(lock, [&] { return !to_gpu_.empty() || (next_read_ >= count_ && reading_ == 0); });
+                    totals_.gpu_thread_wait += seconds_since(start);
+                    if (to_gpu_.empty()) return;
+                    work = std::move(to_gpu_.front());
+                    to_gpu_.pop_front();
+                }
+            }
+            if (work) {
+                stages_.gpu_submit(std::move(work), done);
+                queued = true;
+            }
+            if (done.empty()) continue;
+            std::lock_guard<std::mutex> lock(mutex_);
+            for (auto& d : done) to_write_.push_back(std::move(d));
+            done.clear();
+            changed_.notify_all();
+        }
+    }
+
+    const size_t count_;
+    const BatchStages& stages_;
+    const int workers_;
+    const size_t in_flight_max_;
+    std::mutex mutex_, report_mutex_;
+    std::condition_variable changed_;
+    size_t next_read_ = 0, in_flight_ = 0, reading_ = 0, finished_ = 0;
+    std::deque<std::unique_ptr<FileWork>> to_gpu_, to_write_;
+    StageTimes totals_;
+};
+
+}  // namespace
+
+StageTimes run_batch(size_t count, const BatchStages& stages, const BatchOptions& options) {
+    return Batch(count, stages, options).run();
+}
+
+}  // namespace gpufft

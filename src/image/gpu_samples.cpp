@@ -1,0 +1,263 @@
+#include "image/gpu_samples.h"
+
+#include "image/convolve.h"
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace gpufft {
+
+namespace {
+
+constexpr int kTableWidth = 256;
+constexpr int kGroup = 16;  // the programs' local size, both axes
+
+int table_rows(size_t entries) { return static_cast<int>((entries + kTableWidth - 1) / kTableWidth); }
+
+GLenum integer_format(int channels) {
+    static const GLenum formats[] = {GL_RED_INTEGER, GL_RG_INTEGER, GL_RGB_INTEGER, GL_RGBA_INTEGER};
+    return formats[channels - 1];
+}
+GLenum sample_type(int depth) { return depth == 16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_BYTE; }
+
+/// A rectangle texture of `internal` format, nearest sampling; throws GlError on failure.
+GLuint make_texture(GLenum internal, GLenum format, GLenum type, int width, int height, const void* data,
+                    const char* what) {
+    while (glGetError() != GL_NO_ERROR) {}
+    GLuint id = 0;
+    glGenTextures(1, &id);
+    glBindTexture(GL_TEXTURE_RECTANGLE, id);
+    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexImage2D(GL_TEXTURE_RECTANGLE, 0, static_cast<GLint>(internal), width, height, 0, format, type, data);
+    glBindTexture(GL_TEXTURE_RECTANGLE, 0);
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+        glDeleteTextures(1, &id);
+        throw GlError(std::string(e == GL_OUT_OF_MEMORY ? "out of GPU memory" : gl_error_name(e)) + " in allocating " +
+                      what + " (" + std::to_string(width) + "x" + std::to_string(height) + ")");
+    }
+    return id;
+}
+
+/// Grows a texture to at least width x height (contents not kept).
+void reserve_texture(GLuint& id, int& have_w, int& have_h, GLenum internal, GLenum format, GLenum type, int width,
+                     int height, const char* what) {
+    if (id && width <= have_w && height <= have_h) return;
+    if (id) glDeleteTextures(1, &id);
+    id = 0;
+    have_w = std::max(width, have_w);
+    have_h = std::max(height, have_h);
+    id = make_texture(internal, format, type, have_w, have_h, nullptr, what);
+}
+
+void bind_rect(GLenum unit, GLuint texture) {
+    glActiveTexture(unit);
+    glBindTexture(GL_TEXTURE_RECTANGLE, texture);
+}
+
+void dispatch(int width, int height) {
+    glDispatchCompute(static_cast<GLuint>((width + kGroup - 1) / kGroup), static_cast<GLuint>((height + kGroup - 1) / kGroup), 1);
+}
+
+}  // namespace
+
+std::vector<float> decode_table(int depth, bool linear, const Transfer& t) {
+    const std::vector<float> value = sample_values(depth);
+    std::vector<float> table(static_cast<size_t>(table_rows(value.size())) * kTableWidth * 2, 0.0f);
+    for (size_t v = 0; v < value.size(); ++v) {
+        table[2 * v] = linear ? to_linear(value[v], t) : value[v];
+        table[2 * v + 1] = value[v];
+    }
+    return table;
+}
+
+std::vector<float> encode_table(int depth, bool linear, const Transfer& t) {
+    const unsigned max = (1u << depth) - 1;
+    std::vector<float> table(static_cast<size_t>(table_rows(max + 1)) * kTableWidth * 2, 0.0f);
+    for (int part = 0; part < 2; ++part) {
+        const bool encode = linear && part == 0;
+        auto sample = [&](uint32_t bits) {
+            float v;
+            std::memcpy(&v, &bits, sizeof v);
+            return quantise_sample(encode ? from_linear(v, t) : v, max);
+        };
+        // The conversion is non-decreasing in v, and floats >= 0 order as their bit patterns: for
+        // each k, a binary search between +0 (which gives 0) and 1.0 (which gives max).
+        uint32_t lo = 0;
+        const uint32_t one = 0x3f800000u;
+        for (unsigned k = 1; k <= max; ++k) {
+            uint32_t hi = one;
+            while (hi - lo > 1) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                (sample(mid) >= k ? hi : lo) = mid;
+            }
+            std::memcpy(&table[2 * k + static_cast<size_t>(part)], &hi, sizeof(float));
+            lo = hi - 1;  // the next threshold is at least this one
+        }
+    }
+    return table;
+}
+
+struct SampleIo::Table {
+    GLuint texture = 0;
+};
+
+SampleIo::SampleIo(ProgramCache& programs) : programs_(programs) {
+    glGenFramebuffers(1, &fbo_);
+    glGenBuffers(1, &upload_pbo_);
+    for (Slot& s : slots_) {
+        glGenBuffers(1, &s.pbo);
+        glGenQueries(2, s.queries);
+    }
+}
+
+SampleIo::~SampleIo() {
+    for (Slot& s : slots_) {
+        if (s.fence) glDeleteSync(s.fence);
+        glDeleteBuffers(1, &s.pbo);
+        glDeleteQueries(2, s.queries);
+    }
+    for (auto& [key, t] : tables_) glDeleteTextures(1, &t.texture);
+    for (GLuint t : {samples_, out8_, out16_})
+        if (t) glDeleteTextures(1, &t);
+    glDeleteBuffers(1, &upload_pbo_);
+    glDeleteFramebuffers(1, &fbo_);
+}
+
+bool SampleIo::supported() { return GLEW_VERSION_4_3 != 0; }
+
+const SampleIo::Table& SampleIo::table(bool encode, int depth, bool linear, const Transfer& t) {
+    auto key = std::make_tuple(encode, depth, linear, linear && t.srgb, linear && !t.srgb ? t.gamma : 0.0);
+    auto it = tables_.find(key);
+    if (it != tables_.end()) return it->second;
+    std::vector<float> data = encode ? encode_table(depth, linear, t) : decode_table(depth, linear, t);
+    Table table;
+    table.texture = make_texture(GL_RG32F, GL_RG, GL_FLOAT, kTableWidth, static_cast<int>(data.size() / 2 / kTableWidth),
+                                 data.data(), "a sample table");
+    return tables_.emplace(key, table).first->second;
+}
+
+void SampleIo::upload(const Samples& in) {
+    if (queued_ == slots_.size()) throw std::logic_error("SampleIo: collect() before the next upload");
+    reserve_texture(samples_, samples_w_, samples_h_, GL_RGBA16UI, GL_RGBA_INTEGER, GL_UNSIGNED_SHORT, in.width,
+                    in.height, "the image's samples");
+    width_ = in.width;
+    height_ = in.height;
+    glQueryCounter(slots_[next_].queries[0], GL_TIMESTAMP);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, upload_pbo_);
+    // A fresh store each time (orphaning): the driver need not wait for the last upload's copy.
+    glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(in.data.size()), in.data.data(), GL_STREAM_DRAW);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glBindTexture(GL_TEXTURE_RECTANGLE, samples_);
+    glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, 0, 0, in.width, in.height, integer_format(in.channels),
+                    sample_type(in.depth), nullptr);
+    glBindTexture(GL_TEXTURE_RECTANGLE, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    check_gl("uploading samples");
+}
+
+void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int origin_y, const Texture& grid) {
+    std::vector<std::string> defines = {"CHANNELS " + std::to_string(c.in_channels),
+                                        std::string("BOUNDARY_") + (b == Boundary::Reflect ? "REFLECT"
+                                                                    : b == Boundary::Clamp ? "CLAMP"
+                                                                    : b == Boundary::Zero  ? "ZERO"
+                                                                                           : "WRAP")};
+    if (c.premultiply) defines.push_back("PREMULTIPLY");
+    const GlProgram& p = programs_.get({"", "unpack.comp", defines, false});
+    const Table& t = table(false, c.in_depth, c.linear, c.transfer);
+    p.use();
+    bind_rect(GL_TEXTURE4, samples_);
+    bind_rect(GL_TEXTURE5, t.texture);
+    glActiveTexture(GL_TEXTURE0);
+    glBindImageTexture(0, grid.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+    p.set_ivec2(Uniform::ImageSize, width_, height_);
+    p.set_ivec2(Uniform::Origin, origin_x, origin_y);
+    p.set_ivec2(Uniform::Extent, grid.width(), grid.height());
+    dispatch(grid.width(), grid.height());
+    // The filter samples the grid next.
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+}
+
+void SampleIo::pack(const SampleConversion& c, const Texture& result, int origin_x, int origin_y, const Region& out) {
+    const bool wide = c.out_depth == 16;
+    GLuint& target = wide ? out16_ : out8_;
+    reserve_texture(target, out_w_, out_h_, wide ? GL_RGBA16UI : GL_RGBA8UI, GL_RGBA_INTEGER,
+                    wide ? GL_UNSIGNED_SHORT : GL_UNSIGNED_BYTE, width_, height_, "the output's samples");
+    const unsigned max = (1u << c.out_depth) - 1;
+    unsigned top = 1;
+    while (top * 2 <= max) top *= 2;
+    const GlProgram& p = programs_.get({"", "pack.comp",
+                                        {"OUT_CHANNELS " + std::to_string(c.out_channels), "OUT_MAX " + std::to_string(max),
+                                         "OUT_TOP " + std::to_string(top), wide ? "OUT_FORMAT rgba16ui" : "OUT_FORMAT rgba8ui"},
+                                        false});
+    const Table& t = table(true, c.out_depth, c.linear, c.transfer);
+    // The filter may have written `result` with image stores (the compute backend).
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+    p.use();
+    bind_rect(GL_TEXTURE0, result.id());
+    bind_rect(GL_TEXTURE5, t.texture);
+    glActiveTexture(GL_TEXTURE0);
+    glBindImageTexture(0, target, 0, GL_FALSE, 0, GL_WRITE_ONLY, wide ? GL_RGBA16UI : GL_RGBA8UI);
+    p.set_ivec2(Uniform::Origin, origin_x, origin_y);
+    p.set_ivec2(Uniform::Offset, out.x0, out.y0);
+    p.set_ivec2(Uniform::Extent, out.x1 - out.x0, out.y1 - out.y0);
+    dispatch(out.x1 - out.x0, out.y1 - out.y0);
+}
+
+void SampleIo::read_back(const SampleConversion& c) {
+    Slot& s = slots_[next_];
+    s.width = width_;
+    s.height = height_;
+    s.channels = c.out_channels;
+    s.depth = c.out_depth;
+    glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
+    GLint previous = 0;
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_);
+    glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_RECTANGLE, c.out_depth == 16 ? out16_ : out8_, 0);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    const size_t bytes = static_cast<size_t>(width_) * static_cast<size_t>(height_) * static_cast<size_t>(c.out_channels) *
+                         (c.out_depth == 16 ? 2 : 1);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, s.pbo);
+    glBufferData(GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_READ);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, width_, height_, integer_format(c.out_channels), sample_type(c.out_depth), nullptr);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(previous));
+    glQueryCounter(s.queries[1], GL_TIMESTAMP);
+    s.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    check_gl("reading samples back");
+    next_ = (next_ + 1) % slots_.size();
+    ++queued_;
+}
+
+Samples SampleIo::collect(double* gpu_ms) {
+    if (queued_ == 0) throw std::logic_error("SampleIo: nothing to collect");
+    Slot& s = slots_[(next_ + slots_.size() - queued_) % slots_.size()];
+    glClientWaitSync(s.fence, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(60) * 1000000000);
+    glDeleteSync(s.fence);
+    s.fence = nullptr;
+    --queued_;
+    Samples out;
+    out.resize(s.width, s.height, s.channels, s.depth);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, s.pbo);
+    const void* mapped = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(out.data.size()), GL_MAP_READ_BIT);
+    if (mapped) std::memcpy(out.data.data(), mapped, out.data.size());
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    if (!mapped) throw GlError("cannot map the read-back buffer");
+    if (gpu_ms) {
+        GLuint64 start = 0, stop = 0;
+        glGetQueryObjectui64v(s.queries[0], GL_QUERY_RESULT, &start);
+        glGetQueryObjectui64v(s.queries[1], GL_QUERY_RESULT, &stop);
+        *gpu_ms = stop > start ? static_cast<double>(stop - start) * 1e-6 : 0.0;
+    }
+    return out;
+}
+
+}  // namespace gpufft

@@ -1,0 +1,84 @@
+// Stored PNG samples on the GPU: uploaded as they are stored (8 or 16 bits a sample), turned into
+// the float grid of a filter there (boundary extension and overlap-save tiles included), and the
+// filtered floats packed back into the output's samples there, so that only the samples cross the
+// bus, never 16-byte floats. Every float and every output sample is bit-identical to the CPU path
+// (samples_to_image, to_linear, premultiply ... from_linear, image_to_samples): the conversions go
+// through tables that the CPU's own code fills.
+#pragma once
+
+#include "gl/program.h"
+#include "gl/quad.h"  // Region
+#include "gl/texture.h"
+#include "image/colour.h"
+#include "image/png_io.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <tuple>
+#include <vector>
+
+namespace gpufft {
+
+enum class Boundary;  // convolve.h
+
+/// How one image's stored samples become floats and the filtered floats the output's samples.
+struct SampleConversion {
+    int in_channels = 4, in_depth = 8;    ///< as read_png_samples gives them (8 or 16)
+    int out_channels = 4, out_depth = 8;  ///< of the output format (depth 1, 2, 4, 8 or 16)
+    bool linear = false;                  ///< colour decoded to linear light and encoded back
+    Transfer transfer;
+    bool premultiply = false;             ///< colour times alpha before filtering (never divided back here)
+};
+
+/// 256 RG pairs a row: the float of each stored value of `depth` bits, .r colour (to_linear with
+/// `linear`), .g alpha.
+std::vector<float> decode_table(int depth, bool linear, const Transfer& t);
+/// 256 RG pairs a row: entry k in 1..2^depth - 1 is the smallest float that write_png's rounding
+/// (after from_linear for colour with `linear`) takes to k or more; .r colour, .g alpha.
+std::vector<float> encode_table(int depth, bool linear, const Transfer& t);
+
+/// The GL side: sample textures, tables, programs and the read-back buffers, reused across images
+/// and grown to the largest one. Needs GL 4.3 compute shaders.
+class SampleIo {
+public:
+    explicit SampleIo(ProgramCache& programs);
+    ~SampleIo();
+    SampleIo(const SampleIo&) = delete;
+    SampleIo& operator=(const SampleIo&) = delete;
+
+    /// True where the current context can run it (GL 4.3 compute).
+    static bool supported();
+
+    /// Uploads the image's samples (through a pixel buffer).
+    void upload(const Samples& in);
+    /// Fills `grid` (RGBA32F) with the uploaded image read from (origin_x, origin_y) on.
+    void unpack(const SampleConversion& c, Boundary b, int origin_x, int origin_y, const Texture& grid);
+    /// Packs `result` texels from (origin_x, origin_y) on into output pixels `out`.
+    void pack(const SampleConversion& c, const Texture& result, int origin_x, int origin_y, const Region& out);
+    /// Queues the read-back of the packed output (width x height of the last upload) into the next
+    /// of two pixel buffers; collect() maps the oldest, waiting for the GPU only if it must.
+    void read_back(const SampleConversion& c);
+    /// The oldest queued output; `gpu_ms`, if given, gets the GPU time from its upload to its read-back.
+    Samples collect(double* gpu_ms = nullptr);
+    size_t pending() const { return queued_; }
+
+private:
+    struct Table;
+    const Table& table(bool encode, int depth, bool linear, const Transfer& t);
+
+    ProgramCache& programs_;
+    GLuint samples_ = 0, out8_ = 0, out16_ = 0, fbo_ = 0, upload_pbo_ = 0;
+    int samples_w_ = 0, samples_h_ = 0, out_w_ = 0, out_h_ = 0, width_ = 0, height_ = 0;
+    struct Slot {
+        GLuint pbo = 0;
+        GLsync fence = nullptr;
+        GLuint queries[2] = {0, 0};  // timestamps: upload, read-back
+        int width = 0, height = 0, channels = 0, depth = 8;
+    };
+    std::array<Slot, 2> slots_;
+    size_t next_ = 0, queued_ = 0;
+    std::map<std::tuple<bool, int, bool, bool, double>, Table> tables_;
+};
+
+}  // namespace gpufft
