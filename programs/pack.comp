@@ -8,8 +8,8 @@
 // Writes: u_out, unsigned integer samples in the output's layout: grey in .r, grey+alpha in .rg,
 //         RGB in .rgb, RGBA. A binary search over the table gives exactly the CPU's value for every
 //         float (NaN and values <= 0 to 0, >= 1 to the maximum), whatever the GPU's own rounding.
-// Variants: OUT_CHANNELS 1-4, OUT_MAX (2^depth - 1), OUT_TOP (the largest power of two <= OUT_MAX),
-//           OUT_FORMAT (rgba8ui or rgba16ui).
+// Variants: OUT_FORMAT (rgba8ui or rgba16ui). Uniforms, so that one program serves every format:
+//           u_channels (1-4), u_max (2^depth - 1), u_top (the largest power of two <= u_max).
 layout(local_size_x = 16, local_size_y = 16) in;
 
 uniform sampler2DRect u_src;
@@ -18,6 +18,9 @@ layout(OUT_FORMAT, binding = 0) writeonly uniform uimage2DRect u_out;
 uniform ivec2 u_origin;
 uniform ivec2 u_offset;
 uniform ivec2 u_extent;  // the tile's output pixels
+uniform int u_channels;
+uniform uint u_max;
+uniform uint u_top;
 
 float threshold(uint k, int part) {
     vec2 t = texelFetch(u_table, ivec2(int(k & 255u), int(k >> 8))).rg;
@@ -27,8 +30,8 @@ float threshold(uint k, int part) {
 // The number of output values k in 1..OUT_MAX whose threshold v reaches: the CPU's sample.
 uint quantise(float v, int part) {
     uint k = 0u;
-    for (uint step = uint(OUT_TOP); step > 0u; step >>= 1)
-        if (k + step <= uint(OUT_MAX) && v >= threshold(k + step, part)) k += step;
+    for (uint step = u_top; step > 0u; step >>= 1)
+        if (k + step <= u_max && v >= threshold(k + step, part)) k += step;
     return k;
 }
 
@@ -36,16 +39,9 @@ void main() {
     ivec2 q = ivec2(gl_GlobalInvocationID.xy);
     if (q.x >= u_extent.x || q.y >= u_extent.y) return;
     vec4 v = texelFetch(u_src, u_origin + q);
-    uvec4 o = uvec4(0u);
-#if OUT_CHANNELS == 1
-    o.r = quantise(v.r, 0);
-#elif OUT_CHANNELS == 2
-    o.rg = uvec2(quantise(v.r, 0), quantise(v.a, 1));
-#else
-    o.rgb = uvec3(quantise(v.r, 0), quantise(v.g, 0), quantise(v.b, 0));
-#if OUT_CHANNELS == 4
-    o.a = quantise(v.a, 1);
-#endif
-#endif
+    uvec4 o = uvec4(quantise(v.r, 0), 0u, 0u, 0u);
+    if (u_channels == 2) o.g = quantise(v.a, 1);
+    if (u_channels >= 3) o.gb = uvec2(quantise(v.g, 0), quantise(v.b, 0));
+    if (u_channels == 4) o.a = quantise(v.a, 1);
     imageStore(u_out, u_offset + q, o);
 }

@@ -8,7 +8,7 @@
 // Writes: u_grid, one FFT grid (or overlap-save tile): texel g holds image pixel u_origin + g,
 //         extended beyond the edges by the boundary rule (BOUNDARY_REFLECT, _CLAMP, _ZERO, _WRAP),
 //         grey expanded to R = G = B, a missing alpha 1, colour times alpha with PREMULTIPLY.
-// Variants: CHANNELS 1-4, BOUNDARY_*, PREMULTIPLY.
+// Variants: BOUNDARY_*, PREMULTIPLY. u_channels (1-4) is a uniform: one program serves every format.
 layout(local_size_x = 16, local_size_y = 16) in;
 
 uniform usampler2DRect u_samples;
@@ -17,6 +17,7 @@ layout(rgba32f, binding = 0) writeonly uniform image2DRect u_grid;
 uniform ivec2 u_image_size;
 uniform ivec2 u_origin;
 uniform ivec2 u_extent;  // the grid's size
+uniform int u_channels;
 
 // The source index of coordinate i on an axis of n pixels (boundary_index in convolve.cpp); -1: zero.
 // GLSL leaves % of negative numbers undefined, so negative coordinates are folded first.
@@ -46,18 +47,8 @@ void main() {
     vec4 p = vec4(0.0);
     if (x >= 0 && y >= 0) {
         uvec4 s = texelFetch(u_samples, ivec2(x, y));
-#if CHANNELS <= 2
-        p.rgb = vec3(value(s.r).r);
-#else
-        p.rgb = vec3(value(s.r).r, value(s.g).r, value(s.b).r);
-#endif
-#if CHANNELS == 2
-        p.a = value(s.g).g;
-#elif CHANNELS == 4
-        p.a = value(s.a).g;
-#else
-        p.a = 1.0;
-#endif
+        p.rgb = u_channels <= 2 ? vec3(value(s.r).r) : vec3(value(s.r).r, value(s.g).r, value(s.b).r);
+        p.a = u_channels == 2 ? value(s.g).g : u_channels == 4 ? value(s.a).g : 1.0;
 #ifdef PREMULTIPLY
         precise vec3 premultiplied = p.rgb * p.a;  // one rounding each, as on the CPU
         p.rgb = premultiplied;

@@ -2,7 +2,7 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests compare cufft large variants bench passes probe all
+#   test/device.sh [steps...]     steps: info tests compare cufft large variants bench passes probe batch all
 #                                 (default: all)
 set -uo pipefail
 out=${OUT:-out/device}
@@ -44,6 +44,12 @@ fi
 if has passes; then
     run pass_costs bin/fftcompare --pass-costs --sizes 1024,4096
     run pass_costs_radix2 bin/fftcompare --pass-costs --radix 2 --sizes 1024
+fi
+if has batch; then  # the batch pipeline end to end: bit-identity of the GPU conversion, then throughput
+    TAIL=6 run batch_identity bin/test/test_fftfilter gpu_conversion sample_tables
+    OUT=/tmp/bench TAIL=30 run batch test/bench_batch.sh 48 2048x2048 gaussian:8 disk:60
+    OUT=/tmp/bench FFTFILTER_ARGS="--backend fragment" TAIL=12 run batch_fragment test/bench_batch.sh 48 2048x2048 gaussian:8
+    OUT=/tmp/bench-hd TAIL=12 run batch_hd test/bench_batch.sh 64 1920x1080 gaussian:8 disk:30
 fi
 if has probe; then
     run probe bin/passprobe 1024

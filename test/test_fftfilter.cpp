@@ -8,6 +8,8 @@
 #include "fft/filter.h"
 #include "fft/reference.h"
 #include "image/colour.h"
+#include "image/files.h"
+#include "image/gpu_samples.h"
 #include "image/convolve.h"
 #include "image/kernels.h"
 #include "image/png_io.h"
@@ -202,10 +204,12 @@ TEST(filter_matches_fftw_convolution_in_every_format) {
     TempDir dir;
     auto fixtures = write_fixtures(dir, 40, 23, 300);
     const std::string spec = "gaussian:1.5";
+    for (const char* backend : {"fftw", "fragment", "compute"})
     for (const char* mode : {"reflect", "zero"}) {
-        std::string out = dir / (std::string("out-") + mode);
-        test::Result r = test::run(tool() + " -q -k " + spec + " -b " + mode + " -o " + out + " " + dir.path() + "/t*.png");
-        EXPECT(r.status == 0, mode, ": exit ", r.status, ": ", r.err);
+        std::string out = dir / (std::string("out-") + backend + mode);
+        test::Result r = test::run(tool() + " -q --backend " + backend + " -k " + spec + " -b " + mode + " -o " + out + " " +
+                                   dir.path() + "/t*.png");
+        EXPECT(r.status == 0, backend, " ", mode, ": exit ", r.status, ": ", r.err);
         Kernel k = parse_kernel(spec);
         for (auto& [name, raw] : fixtures) {
             PngImage got = read_png(out + "/" + name);
@@ -215,7 +219,7 @@ TEST(filter_matches_fftw_convolution_in_every_format) {
             for (size_t p = 0; p < got.image.pixels(); ++p)
                 for (int c = 0; c < channels; ++c)
                     worst = std::max(worst, std::labs(quantise(ref[c][p], depth) - quantise(got.image.rgba[4 * p + c], depth)));
-            EXPECT(worst <= kSteps, mode, " ", name, ": off by ", worst, " steps from FFTW's convolution");
+            EXPECT(worst <= kSteps, backend, " ", mode, " ", name, ": off by ", worst, " steps from FFTW's convolution");
         }
     }
 }
@@ -542,4 +546,119 @@ TEST(colour_metadata_is_kept) {
     size_t differ = 0;
     for (size_t i = 0; i < in.image.rgba.size(); ++i) differ += quantise(in.image.rgba[i], 8) != quantise(out.image.rgba[i], 8);
     EXPECT(differ == 0, "--linear identity changed ", differ, " samples");
+}
+
+// The batch pipeline (issue "Batch throughput").
+
+TEST(gpu_conversion_gives_the_cpu_paths_files_byte_for_byte) {
+    // Samples converted, padded, tiled and packed on the GPU against the float images of the CPU
+    // path, through the same GL filter: every PNG kind, every boundary, both GL backends, with and
+    // without --linear and --premultiply, one transform and overlap-save tiles (--max-fft 32).
+    TempDir dir;
+    write_fixtures(dir, 45, 29, 900);
+    struct Variant {
+        const char* args;
+    };
+    const Variant variants[] = {{"-b reflect"}, {"-b clamp"}, {"-b zero"}, {"-b wrap"}, {"-b reflect --max-fft 32"},
+                                {"-b wrap --max-fft 32"}, {"--linear -b clamp"}, {"--premultiply -b zero"}};
+    for (const char* backend : {"fragment", "compute"})
+        for (const Variant& v : variants) {
+            std::string common = tool() + " -q --backend " + backend + " -k disk:2.5 " + v.args + " ";
+            std::string gpu = dir / "gpu", cpu = dir / "cpu";
+            test::run("rm -rf " + gpu + " " + cpu);
+            test::Result a = test::run(common + "--convert gpu -o " + gpu + " " + dir.path() + "/t*.png");
+            test::Result b = test::run(common + "--convert cpu -o " + cpu + " " + dir.path() + "/t*.png");
+            EXPECT(a.status == 0 && b.status == 0, backend, " ", v.args, ": exit ", a.status, "/", b.status, ": ", a.err, b.err);
+            int same = 0, files = 0;
+            for (const Format& f : kFormats)
+                for (bool interlace : {false, true}) {
+                    std::string name = name_of(f, interlace);
+                    ++files;
+                    std::string x = test::read_bytes(gpu + "/" + name), y = test::read_bytes(cpu + "/" + name);
+                    bool equal = !x.empty() && x == y;
+                    same += equal;
+                    EXPECT(equal, backend, " ", v.args, " ", name, ": the GPU conversion's file differs from the CPU's");
+                }
+            EXPECT(same == files, backend, " ", v.args, ": ", same, " of ", files, " files identical");
+        }
+}
+
+TEST(sample_tables_reproduce_the_cpu_conversion) {
+    // The thresholds are exact: just below each one the CPU gives k - 1, at it k.
+    for (bool linear : {false, true})
+        for (int depth : {1, 8, 16}) {
+            Transfer t;
+            std::vector<float> table = encode_table(depth, linear, t);
+            const unsigned max = (1u << depth) - 1;
+            long bad = 0;
+            for (unsigned k = 1; k <= max; k += depth == 16 ? 97 : 1) {
+                float at = table[2 * k], below = std::nextafter(at, 0.0f);
+                auto q = [&](float v) { return quantise_sample(linear ? from_linear(v, t) : v, max); };
+                bad += q(at) < k || q(below) >= k;
+            }
+            EXPECT(bad == 0, "depth ", depth, linear ? " linear" : "", ": ", bad, " thresholds off");
+        }
+}
+
+TEST(shards_together_write_every_output_once) {
+    TempDir dir;
+    std::string inputs;
+    for (int i = 0; i < 7; ++i) {
+        RawPng p = fixture::random_png(20 + i, 11, 2, 8, false, false, 40 + i);
+        fixture::write_file(dir / ("s" + std::to_string(i) + ".png"), fixture::encode(p));
+        inputs += " " + dir / ("s" + std::to_string(i) + ".png");
+    }
+    int files = 0;
+    for (int k = 1; k <= 3; ++k) {
+        test::Result r = test::run(tool() + " -k box:3 --shard " + std::to_string(k) + "/3 -o " + dir / "out" + inputs);
+        EXPECT(r.status == 0, "shard ", k, ": ", r.err);
+        size_t at = r.err.find(" files, ");
+        if (at != std::string::npos) files += std::atoi(r.err.c_str() + r.err.rfind(' ', at - 1) + 1);
+    }
+    EXPECT(files == 7, "the shards' summaries count ", files, " files, not 7");
+    for (int i = 0; i < 7; ++i) EXPECT(gpufft::file_exists(dir / ("out/s" + std::to_string(i) + ".png")), "s", i, ".png missing");
+    // A shard that writes an existing output fails on it: run shard 1 again.
+    test::Result again = test::run(tool() + " -q -k box:3 --shard 1/3 -o " + dir / "out" + inputs);
+    EXPECT(again.status == 1 && test::count_lines(again.err) == 3, "shard 1 again: ", again.err);
+    test::Result bad = test::run(tool() + " -k box:3 --shard 4/3" + inputs);
+    EXPECT(bad.status == 2 && test::count_lines(bad.err) == 1, "--shard 4/3: exit ", bad.status, ": ", bad.err);
+}
+
+TEST(batch_refuses_impossible_outputs_before_filtering) {
+    TempDir dir;
+    RawPng p = fixture::random_png(16, 16, 2, 8, false, false, 3);
+    fixture::write_file(dir / "a.png", fixture::encode(p));
+    fixture::write_file(dir / "b.png", fixture::encode(p));
+    test::Result r = test::run(tool() + " -o " + dir / "name.png " + dir / "a.png " + dir / "b.png");
+    EXPECT(r.status == 2 && test::count_lines(r.err) == 1 && r.err.find("name.png") != std::string::npos &&
+               !gpufft::file_exists(dir / "name.png"),
+           "-o name.png with two inputs: exit ", r.status, ": ", r.err);
+    test::run("mkdir " + dir / "ro && chmod 555 " + dir / "ro");
+    if (geteuid() != 0) {  // root writes anywhere
+        test::Result ro = test::run(tool() + " -o " + dir / "ro " + dir / "a.png " + dir / "b.png");
+        EXPECT(ro.status == 1 && test::count_lines(ro.err) == 1, "unwritable directory: exit ", ro.status, ": ", ro.err);
+    }
+    test::Result nodir = test::run(tool() + " -o " + dir / "a.png/sub/ " + dir / "a.png " + dir / "b.png");
+    EXPECT(nodir.status != 0 && test::count_lines(nodir.err) == 1, "directory under a file: exit ", nodir.status, ": ", nodir.err);
+}
+
+TEST(threads_compression_and_backends_change_no_pixel) {
+    // -j 1 and -j 4 give the same files; --compression 0 and 9 the same samples, different sizes;
+    // -v names the backend, each stage's time and the bottleneck.
+    TempDir dir;
+    auto fixtures = write_fixtures(dir, 33, 21, 70);
+    test::Result one = test::run(tool() + " -q -j 1 -k disk:3 -o " + dir / "j1 " + dir.path() + "/t*.png");
+    test::Result four = test::run(tool() + " -v -j 4 --compression 9 -k disk:3 -o " + dir / "j4 " + dir.path() + "/t*.png");
+    test::Result none = test::run(tool() + " -q --compression 0 -k disk:3 -o " + dir / "c0 " + dir.path() + "/t*.png");
+    EXPECT(one.status == 0 && four.status == 0 && none.status == 0, one.err, four.err, none.err);
+    EXPECT(four.err.find("bottleneck: ") != std::string::npos && four.err.find("decode ") != std::string::npos &&
+               four.err.find(", backend ") != std::string::npos,
+           "-v: ", four.err.substr(0, 300));
+    for (auto& [name, raw] : fixtures) {
+        PngSamples a = read_png_samples(dir / ("j1/" + name)), b = read_png_samples(dir / ("j4/" + name)),
+                   c = read_png_samples(dir / ("c0/" + name));
+        EXPECT(a.samples.data == b.samples.data && a.samples.data == c.samples.data, name, ": samples differ");
+        EXPECT(test::read_bytes(dir / ("c0/" + name)).size() > test::read_bytes(dir / ("j4/" + name)).size(), name,
+               ": --compression 0 not larger than 9");
+    }
 }

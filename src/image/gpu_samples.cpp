@@ -161,8 +161,7 @@ void SampleIo::upload(const Samples& in) {
 }
 
 void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int origin_y, const Texture& grid) {
-    std::vector<std::string> defines = {"CHANNELS " + std::to_string(c.in_channels),
-                                        std::string("BOUNDARY_") + (b == Boundary::Reflect ? "REFLECT"
+    std::vector<std::string> defines = {std::string("BOUNDARY_") + (b == Boundary::Reflect ? "REFLECT"
                                                                     : b == Boundary::Clamp ? "CLAMP"
                                                                     : b == Boundary::Zero  ? "ZERO"
                                                                                            : "WRAP")};
@@ -177,6 +176,7 @@ void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int o
     p.set_ivec2(Uniform::ImageSize, width_, height_);
     p.set_ivec2(Uniform::Origin, origin_x, origin_y);
     p.set_ivec2(Uniform::Extent, grid.width(), grid.height());
+    p.set(Uniform::Channels, c.in_channels);
     dispatch(grid.width(), grid.height());
     // The filter samples the grid next.
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
@@ -190,10 +190,7 @@ void SampleIo::pack(const SampleConversion& c, const Texture& result, int origin
     const unsigned max = (1u << c.out_depth) - 1;
     unsigned top = 1;
     while (top * 2 <= max) top *= 2;
-    const GlProgram& p = programs_.get({"", "pack.comp",
-                                        {"OUT_CHANNELS " + std::to_string(c.out_channels), "OUT_MAX " + std::to_string(max),
-                                         "OUT_TOP " + std::to_string(top), wide ? "OUT_FORMAT rgba16ui" : "OUT_FORMAT rgba8ui"},
-                                        false});
+    const GlProgram& p = programs_.get({"", "pack.comp", {wide ? "OUT_FORMAT rgba16ui" : "OUT_FORMAT rgba8ui"}, false});
     const Table& t = table(true, c.out_depth, c.linear, c.transfer);
     // The filter may have written `result` with image stores (the compute backend).
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
@@ -205,6 +202,9 @@ void SampleIo::pack(const SampleConversion& c, const Texture& result, int origin
     p.set_ivec2(Uniform::Origin, origin_x, origin_y);
     p.set_ivec2(Uniform::Offset, out.x0, out.y0);
     p.set_ivec2(Uniform::Extent, out.x1 - out.x0, out.y1 - out.y0);
+    p.set(Uniform::Channels, c.out_channels);
+    glUniform1ui(p.location(Uniform::Max), max);
+    glUniform1ui(p.location(Uniform::Top), top);
     dispatch(out.x1 - out.x0, out.y1 - out.y0);
 }
 

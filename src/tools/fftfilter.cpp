@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -375,7 +376,13 @@ int run(const Options& o) {
             backend = Backend::Fftw;
             backend_note = " (the GL renderer is a software rasterizer)";
         } else {
-            backend = resolve_gl_backend(o.fft);
+            // Measured on an H100 (README, "Batch throughput"): with the samples converted on the
+            // GPU, the fast fragment chain filters a batch 5.7x faster than the compute backend,
+            // whose dispatches stall against the conversion passes (an open problem), so a batch
+            // takes the fragment chain; --backend compute still runs the compute backend.
+            FftOptions fragment = o.fft;
+            fragment.backend = o.gpu_convert ? Backend::Fragment : Backend::Auto;
+            backend = resolve_gl_backend(fragment);
         }
     }
     if (backend == Backend::Fftw && !o.spectrum) gpu.reset();  // the context's memory is not needed
@@ -457,6 +464,8 @@ int run(const Options& o) {
         w.detail = std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height) + " FFTW, " +
                    std::to_string(s.channels) + " channel" + (s.channels == 1 ? "" : "s");
     };
+    // --report-resources: GL objects are counted on the GL thread, after the first file's GPU work.
+    std::atomic<int> first_gl_objects{-1};
     std::deque<Work*> queued;  // submitted to the GPU, samples not yet collected (GPU thread only)
     std::vector<std::unique_ptr<FileWork>> in_gpu;
     auto collect_one = [&](std::vector<std::unique_ptr<FileWork>>& done) {
@@ -487,6 +496,7 @@ int run(const Options& o) {
                 queued.push_back(&w);
                 in_gpu.push_back(std::move(fw));
                 while (convolver->pending() > 1) collect_one(done);
+                if (o.report_resources && first_gl_objects < 0) first_gl_objects = measure_resources().gl_objects;
                 return;
             }
             stages.gpu_flush(done);  // in order, and the synchronous paths below share the GPU
@@ -504,6 +514,7 @@ int run(const Options& o) {
             double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             w.times.gpu += w.gpu_ms * 1e-3;
             w.times.upload += std::max(0.0, wall - w.gpu_ms * 1e-3);  // transfers and float conversion on the GL thread
+            if (o.report_resources && first_gl_objects < 0) first_gl_objects = measure_resources().gl_objects;
         } catch (...) {
             w.error = std::current_exception();
             try {
@@ -553,7 +564,10 @@ int run(const Options& o) {
     stages.finish = [&](size_t i, FileWork* fw, std::exception_ptr error) {
         const Job& job = jobs[i];
         ++done_count;
-        if (o.report_resources && done_count == 1) first_use = measure_resources();
+        if (o.report_resources && done_count == 1) {
+            first_use.resident_mib = measure_resources().resident_mib;
+            first_use.gl_objects = first_gl_objects;
+        }
         if (error) {
             progress.clear();
             std::string message;
