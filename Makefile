@@ -10,6 +10,8 @@
 #   DEBUG=1         -O0 -g and a glGetError check after GL calls
 #   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (objects in obj-sanitize/, binaries in
 #                   bin/sanitize/); make test SANITIZE=1 runs the whole suite on them
+#   SANITIZE=thread ThreadSanitizer (obj-tsan/, bin/tsan/): bin/tsan/test/test_fftfilter runs the batch
+#                   pipeline's tests under it (make tsan)
 
 CXX      ?= g++
 PKGS     := glew egl glut libpng zlib fftw3 fftw3f
@@ -27,6 +29,13 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 export ASAN_OPTIONS  := detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export LSAN_OPTIONS  := suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
+endif
+ifeq ($(SANITIZE),thread)
+OBJ      := obj-tsan
+BIN      := bin/tsan
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
+# Mesa's and FFTW's own threads are not instrumented: test/tsan.supp names what they report.
+export TSAN_OPTIONS := suppressions=$(CURDIR)/test/tsan.supp:halt_on_error=1:report_signal_unsafe=0
 endif
 
 CXXFLAGS ?= $(if $(DEBUG),-O0 -g,-O2 -DNDEBUG)
@@ -46,7 +55,7 @@ PROGRAMS := $(sort $(wildcard programs/*))
 DEMO_FILTERS := gaussian:4 disk:6 motion:25,30 sharpen:1.5 lowpass:0.1 highpass:0.05 \
                 images/kernels/hexagon.png images/kernels/star-streak.png images/kernels/chromatic.png
 
-.PHONY: all deps test demo images cufft fuzz fuzzers clean
+.PHONY: all deps test demo images cufft fuzz fuzzers clean tsan
 # Keep the objects of tools and tests: they are not intermediate files to delete.
 .SECONDARY:
 all: deps $(TOOLS) $(TESTS)
@@ -70,7 +79,8 @@ $(OBJ)/embedded_programs.inc: $(PROGRAMS) Makefile
 
 $(OBJ)/src/gl/program.o: $(OBJ)/embedded_programs.inc
 
-$(OBJ)/%.o: %.cpp
+# deps (apt-get) runs once before any compile, not beside them under make -j.
+$(OBJ)/%.o: %.cpp | deps
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
 
@@ -88,6 +98,12 @@ $(BIN)/test/%: $(OBJ)/test/%.o $(OBJ)/test/check.o $(LIB)
 
 test: all
 	@test/run.sh $(BIN)
+
+# The batch pipeline's tests under ThreadSanitizer.
+tsan:
+	@$(MAKE) --no-print-directory SANITIZE=thread bin/tsan/fftfilter bin/tsan/test/test_fftfilter
+	@SANITIZE=thread TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp:halt_on_error=1:report_signal_unsafe=0" \
+	    bin/tsan/test/test_fftfilter shards threads refuses gpu_conversion
 
 demo: all
 	@for k in $(DEMO_FILTERS); do \
@@ -151,6 +167,6 @@ images: $(BIN)/makeimages
 	$(BIN)/makeimages images
 
 clean:
-	rm -rf obj obj-sanitize obj-fuzz bin
+	rm -rf obj obj-sanitize obj-tsan obj-fuzz bin
 
 -include $(shell find $(OBJ) $(FUZZ_OBJ) -name '*.d' 2>/dev/null)

@@ -5,13 +5,16 @@
 # A benchmark that prints numbers, not a test. Usage:
 #   test/bench_batch.sh [COUNT] [WxH] [KERNELS...]      defaults: 16 1920x1080 gaussian:8 disk:30
 # Environment: BIN (default bin), OUT (logs and files; default out/bench), FFTFILTER_ARGS (extra
-# options for fftfilter, e.g. "--backend compute").
+# options for fftfilter, e.g. "--backend compute"), PEERS (default "opencv vips"), PYTHON (default
+# /usr/bin/python3, Debian's, which python3-opencv installs into).
 set -uo pipefail
 count=${1:-16}
 size=${2:-1920x1080}
 shift 2 2>/dev/null
 kernels=${*:-gaussian:8 disk:30}
 bin=${BIN:-bin}
+peers=${PEERS:-opencv vips}
+py=${PYTHON:-/usr/bin/python3}
 out=${OUT:-out/bench}
 mkdir -p "$out/in"
 width=${size%x*}
@@ -46,7 +49,7 @@ printf '%-26s %-10s %11s %10s %14s %11s\n' tool kernel pixels time throughput "p
 for k in $kernels; do
     row "fftfilter" "$k" "$bin/fftfilter" -v ${FFTFILTER_ARGS:-} -k "$k" -o "$out/o" "$out"/in/*.png
     grep -E 'backend|bottleneck' "$out/fftfilter-${k/:/_}.log" | sed 's/^/    /' | tail -n 2
-    if python3 -c 'import cv2' 2>/dev/null; then
+    if [[ " $peers " == *" opencv "* ]] && "$py" -c 'import cv2' 2>/dev/null; then
         r=$(radius_of "$k")
         case $k in
             gaussian:*) op="cv2.GaussianBlur(img, (0, 0), $r, borderType=cv2.BORDER_REFLECT)"; name="OpenCV GaussianBlur";;
@@ -54,7 +57,7 @@ for k in $kernels; do
             *) op=""; name="";;
         esac
         if [ -n "$op" ]; then
-            row "$name" "$k" python3 -c "
+            row "$name" "$k" "$py" -c "
 import cv2, sys, glob, numpy as np
 r = int(round($r)); y, x = np.mgrid[-r:r + 1, -r:r + 1]
 disk = ((x * x + y * y) <= r * r).astype(np.float32); disk /= disk.sum()
@@ -64,7 +67,7 @@ for f in sorted(glob.glob('$out/in/*.png')):
 "
         fi
     fi
-    if command -v vips >/dev/null; then
+    if [[ " $peers " == *" vips "* ]] && command -v vips >/dev/null; then
         r=$(radius_of "$k")
         case $k in
             gaussian:*)
