@@ -2,6 +2,7 @@
 
 #include "image/convolve.h"
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -161,10 +162,9 @@ void SampleIo::upload(const Samples& in) {
 }
 
 void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int origin_y, const Texture& grid) {
-    std::vector<std::string> defines = {std::string("BOUNDARY_") + (b == Boundary::Reflect ? "REFLECT"
-                                                                    : b == Boundary::Clamp ? "CLAMP"
-                                                                    : b == Boundary::Zero  ? "ZERO"
-                                                                                           : "WRAP")};
+    std::string boundary = boundary_name(b);
+    for (char& ch : boundary) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    std::vector<std::string> defines = {"BOUNDARY_" + boundary};
     if (c.premultiply) defines.push_back("PREMULTIPLY");
     const GlProgram& p = programs_.get({"", "unpack.comp", defines, false});
     const Table& t = table(false, c.in_depth, c.linear, c.transfer);

@@ -588,13 +588,13 @@ int run(const Options& o) {
                 progress.clear();
                 const StageTimes& t = w.times;
                 std::string gpu_part = w.on_gpu ? ", GPU " + milliseconds(w.gpu_ms * 1e-3) + " ms" : "";
-                std::fprintf(stderr, "%s: %s (%s, %dx%d) -> %s (%s): %s%s; decode %s, %s%s, encode %s ms\n", kTool,
+                std::fprintf(stderr, "%s: %s (%s, %dx%d) -> %s (%s): %s%s; decode %s, %s, encode %s ms\n", kTool,
                              job.input.c_str(), w.in_format.describe().c_str(), w.width, w.height, job.output.c_str(),
                              w.out_format.describe().c_str(), w.detail.c_str(), gpu_part.c_str(),
                              milliseconds(t.decode).c_str(),
                              w.on_gpu ? ("upload " + milliseconds(t.upload) + ", download " + milliseconds(t.download)).c_str()
                                       : ("filter " + milliseconds(t.cpu_filter)).c_str(),
-                             "", milliseconds(t.encode).c_str());
+                             milliseconds(t.encode).c_str());
             }
         }
         progress.update(done_count, job.input);
