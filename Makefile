@@ -55,7 +55,7 @@ PROGRAMS := $(sort $(wildcard programs/*))
 DEMO_FILTERS := gaussian:4 disk:6 motion:25,30 sharpen:1.5 lowpass:0.1 highpass:0.05 \
                 images/kernels/hexagon.png images/kernels/star-streak.png images/kernels/chromatic.png
 
-.PHONY: all deps test demo images cufft fuzz fuzzers clean tsan
+.PHONY: all deps test bench demo images cufft fuzz fuzzers clean tsan
 # Keep the objects of tools and tests: they are not intermediate files to delete.
 .SECONDARY:
 all: deps $(TOOLS) $(TESTS)
@@ -98,6 +98,13 @@ $(BIN)/test/%: $(OBJ)/test/%.o $(OBJ)/test/check.o $(LIB)
 
 test: all
 	@test/run.sh $(BIN)
+
+# Benchmark programs (test/bench/): built by `make bench`, never by all or test.
+BENCHES  := $(patsubst test/bench/%.cpp,$(BIN)/bench/%,$(wildcard test/bench/*.cpp))
+bench: deps $(BENCHES) $(TOOLS)
+$(BIN)/bench/%: $(OBJ)/test/bench/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # The batch pipeline's tests under ThreadSanitizer.
 tsan:

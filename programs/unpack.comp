@@ -1,17 +1,18 @@
 // unpack.comp: stored PNG samples to the float RGBA grid a filter transforms, on the GPU, so that
 // only the samples as stored (8 or 16 bits) cross the bus.
 //
-// Reads:  u_samples, the image's samples as unsigned integers (RGBA16UI; grey in .r, grey+alpha
-//         in .rg, RGB in .rgb), and u_table, RG32F 256 x N: the float value of each stored value,
+// Reads:  u_stored, the image's samples exactly as the PNG reader gives them: rows of pixels of
+//         u_channels samples (grey, grey+alpha, RGB, RGBA), one byte each, or with WIDE two
+//         (16 bits, the machine's order), packed in 32-bit words; and u_table, RG32F 256 x N: the float value of each stored value,
 //         .r for colour (linear light with --linear) and .g for alpha. The table is made on the
 //         CPU by the code that converts on the CPU, so both paths give the same floats.
 // Writes: u_grid, one FFT grid (or overlap-save tile): texel g holds image pixel u_origin + g,
 //         extended beyond the edges by the boundary rule (BOUNDARY_REFLECT, _CLAMP, _ZERO, _WRAP),
 //         grey expanded to R = G = B, a missing alpha 1, colour times alpha with PREMULTIPLY.
-// Variants: BOUNDARY_*, PREMULTIPLY. u_channels (1-4) is a uniform: one program serves every format.
+// Variants: BOUNDARY_*, PREMULTIPLY, WIDE. u_channels (1-4) is a uniform: one program serves every format.
 layout(local_size_x = 16, local_size_y = 16) in;
 
-uniform usampler2DRect u_samples;
+layout(std430, binding = 1) readonly buffer Stored { uint u_stored[]; };
 uniform sampler2DRect u_table;
 layout(rgba32f, binding = 0) writeonly uniform image2DRect u_grid;
 uniform ivec2 u_image_size;
@@ -37,6 +38,16 @@ int source_index(int i, int n) {
 #endif
 }
 
+// Sample c of pixel (x, y).
+uint stored(int x, int y, int c) {
+    uint i = (uint(y) * uint(u_image_size.x) + uint(x)) * uint(u_channels) + uint(c);
+#ifdef WIDE
+    return (u_stored[i >> 1] >> ((i & 1u) * 16u)) & 65535u;
+#else
+    return (u_stored[i >> 2] >> ((i & 3u) * 8u)) & 255u;
+#endif
+}
+
 vec2 value(uint stored) { return texelFetch(u_table, ivec2(int(stored & 255u), int(stored >> 8))).rg; }
 
 void main() {
@@ -46,9 +57,9 @@ void main() {
     int y = source_index(u_origin.y + g.y, u_image_size.y);
     vec4 p = vec4(0.0);
     if (x >= 0 && y >= 0) {
-        uvec4 s = texelFetch(u_samples, ivec2(x, y));
-        p.rgb = u_channels <= 2 ? vec3(value(s.r).r) : vec3(value(s.r).r, value(s.g).r, value(s.b).r);
-        p.a = u_channels == 2 ? value(s.g).g : u_channels == 4 ? value(s.a).g : 1.0;
+        p.rgb = u_channels <= 2 ? vec3(value(stored(x, y, 0)).r)
+                                : vec3(value(stored(x, y, 0)).r, value(stored(x, y, 1)).r, value(stored(x, y, 2)).r);
+        p.a = u_channels == 2 || u_channels == 4 ? value(stored(x, y, u_channels - 1)).g : 1.0;
 #ifdef PREMULTIPLY
         precise vec3 premultiplied = p.rgb * p.a;  // one rounding each, as on the CPU
         p.rgb = premultiplied;

@@ -3,6 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests compare cufft large variants bench passes probe batch all
+#                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
 set -uo pipefail
 out=${OUT:-out/device}
@@ -47,6 +48,9 @@ if has passes; then
 fi
 if has batch; then  # the batch pipeline end to end: bit-identity of the GPU conversion, then throughput
     TAIL=6 run batch_identity bin/test/test_fftfilter gpu_conversion sample_tables
+    for b in compute fragment; do  # one image's stages alone, then submit/collect back to back (make bench)
+        [ -x bin/bench/stageprobe ] && TAIL=30 run "stages_$b" bin/bench/stageprobe 2048x2048 gaussian:8 "$b" 9
+    done
     OUT=/tmp/bench TAIL=30 run batch test/bench_batch.sh 48 2048x2048 gaussian:8 disk:60
     OUT=/tmp/bench FFTFILTER_ARGS="--backend fragment" TAIL=12 run batch_fragment test/bench_batch.sh 48 2048x2048 gaussian:8
     OUT=/tmp/bench-hd TAIL=12 run batch_hd test/bench_batch.sh 64 1920x1080 gaussian:8 disk:30

@@ -15,6 +15,7 @@ StageTimes& StageTimes::operator+=(const StageTimes& o) {
     gpu += o.gpu;
     download += o.download;
     encode += o.encode;
+    setup += o.setup;
     worker_wait += o.worker_wait;
     gpu_thread_wait += o.gpu_thread_wait;
     return *this;

@@ -16,6 +16,7 @@ namespace gpufft {
 /// Wall-clock seconds per stage, summed over files (or per file).
 struct StageTimes {
     double decode = 0, cpu_filter = 0, upload = 0, gpu = 0, download = 0, encode = 0;
+    double setup = 0;  ///< GL thread: transforms, programs and kernel spectra made on first use
     double worker_wait = 0, gpu_thread_wait = 0;  ///< batch totals only: idle time per side
     StageTimes& operator+=(const StageTimes& o);
 };

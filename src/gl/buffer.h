@@ -7,7 +7,8 @@
 
 namespace gpufft {
 
-/// A GL_SHADER_STORAGE_BUFFER holding immutable data. Move-only.
+/// A GL_SHADER_STORAGE_BUFFER: immutable data (a table), or data that changes (samples going up
+/// and coming back), sized by reserve(). Move-only.
 class StorageBuffer {
 public:
     StorageBuffer() = default;
@@ -24,8 +25,17 @@ public:
     /// Leaves storage-buffer binding `index` empty.
     static void unbind(GLuint index);
 
+    /// Grows the buffer to at least `bytes` (contents not kept); throws GlError naming `what`.
+    void reserve(std::size_t bytes, const char* what);
+    std::size_t size() const { return size_; }
+    /// Copies `bytes` from `data` to the buffer's start (the driver orders it after earlier reads).
+    void write(const void* data, std::size_t bytes);
+    /// Copies the buffer's first `bytes` to `data`, waiting for the GPU's writes to it.
+    void read(void* data, std::size_t bytes) const;
+
 private:
     GLuint id_ = 0;
+    std::size_t size_ = 0;
 };
 
 }  // namespace gpufft

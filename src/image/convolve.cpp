@@ -4,6 +4,7 @@
 #include "gl/gl.h"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 namespace gpufft {
@@ -102,9 +103,11 @@ Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
             return setups_.front();
         }
     while (static_cast<int>(setups_.size()) >= std::max(1, options_.cached_sizes)) setups_.pop_back();
+    const auto start = std::chrono::steady_clock::now();
     Setup s{x.fft, y.fft, x, y, make_fft(programs_, x.fft, y.fft, options_.fft), nullptr, Texture()};
     s.filter = std::make_unique<Filter>(*s.fft, impulse_response(kernel_, x.fft, y.fft));
     setups_.push_front(std::move(s));
+    setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return setups_.front();
 }
 
@@ -112,6 +115,7 @@ Image Convolver::apply(const Image& image) {
     const Boundary b = options_.boundary;
     AxisTiling tx = tile_axis(image.width, kernel_.weights.width, kernel_.cx, b, options_.max_fft);
     AxisTiling ty = tile_axis(image.height, kernel_.weights.height, kernel_.cy, b, options_.max_fft);
+    setup_ms_ = 0;
     Setup& s = setup(tx, ty);
     Fft2D& fft = *s.fft;
 
@@ -119,7 +123,7 @@ Image Convolver::apply(const Image& image) {
     std::vector<float> tile(static_cast<size_t>(tx.fft) * static_cast<size_t>(ty.fft) * 4);
     std::vector<float> result;
     std::vector<long long> column(static_cast<size_t>(tx.fft));
-    last_ = Stats{0, tx.fft, ty.fft, 0};
+    last_ = Stats{0, tx.fft, ty.fft, 0, setup_ms_};
     GpuTimer timer;
     for (int by = 0; by < image.height; by += ty.block) {
         for (int bx = 0; bx < image.width; bx += tx.block) {
@@ -161,10 +165,11 @@ void Convolver::submit(const Samples& in, const SampleConversion& conversion) {
     const Boundary b = options_.boundary;
     AxisTiling tx = tile_axis(in.width, kernel_.weights.width, kernel_.cx, b, options_.max_fft);
     AxisTiling ty = tile_axis(in.height, kernel_.weights.height, kernel_.cy, b, options_.max_fft);
+    setup_ms_ = 0;
     Setup& s = setup(tx, ty);
     if (!s.grid.id()) s.grid = Texture(tx.fft, ty.fft, Storage::Float32);
     if (!io_) io_ = std::make_unique<SampleIo>(programs_);
-    last_ = Stats{0, tx.fft, ty.fft, 0};
+    last_ = Stats{0, tx.fft, ty.fft, 0, setup_ms_};
     io_->upload(in);
     for (int by = 0; by < in.height; by += ty.block)
         for (int bx = 0; bx < in.width; bx += tx.block) {

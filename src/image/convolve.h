@@ -79,6 +79,7 @@ public:
     struct Stats {
         int tiles = 0, fft_width = 0, fft_height = 0;
         double gpu_ms = 0;  ///< summed GPU time of the filter runs (timer queries)
+        double setup_ms = 0;  ///< wall time spent making a transform and kernel spectrum for a new size
     };
     const Stats& last() const { return last_; }
 
@@ -97,6 +98,7 @@ private:
     ConvolveOptions options_;
     std::list<Setup> setups_;  // most recently used first
     Stats last_;
+    double setup_ms_ = 0;  // of the current call
     std::unique_ptr<SampleIo> io_;
 };
 

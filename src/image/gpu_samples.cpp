@@ -17,12 +17,6 @@ constexpr int kGroup = 16;  // the programs' local size, both axes
 
 int table_rows(size_t entries) { return static_cast<int>((entries + kTableWidth - 1) / kTableWidth); }
 
-GLenum integer_format(int channels) {
-    static const GLenum formats[] = {GL_RED_INTEGER, GL_RG_INTEGER, GL_RGB_INTEGER, GL_RGBA_INTEGER};
-    return formats[channels - 1];
-}
-GLenum sample_type(int depth) { return depth == 16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_BYTE; }
-
 /// A rectangle texture of `internal` format, nearest sampling; throws GlError on failure.
 GLuint make_texture(GLenum internal, GLenum format, GLenum type, int width, int height, const void* data,
                     const char* what) {
@@ -107,28 +101,37 @@ struct SampleIo::Table {
 };
 
 SampleIo::SampleIo(ProgramCache& programs) : programs_(programs) {
-    glGenFramebuffers(1, &fbo_);
-    glGenBuffers(1, &upload_pbo_);
-    for (Slot& s : slots_) {
-        glGenBuffers(1, &s.pbo);
-        glGenQueries(2, s.queries);
-    }
+    for (Slot& s : slots_) glGenQueries(2, s.queries);
 }
 
 SampleIo::~SampleIo() {
     for (Slot& s : slots_) {
         if (s.fence) glDeleteSync(s.fence);
-        glDeleteBuffers(1, &s.pbo);
         glDeleteQueries(2, s.queries);
     }
     for (auto& [key, t] : tables_) glDeleteTextures(1, &t.texture);
-    for (GLuint t : {samples_, out8_, out16_})
+    for (GLuint t : {out8_, out16_})
         if (t) glDeleteTextures(1, &t);
-    glDeleteBuffers(1, &upload_pbo_);
-    glDeleteFramebuffers(1, &fbo_);
 }
 
-bool SampleIo::supported() { return GLEW_VERSION_4_3 != 0; }
+bool SampleLimits::fits(int width, int height, int in_channels, int in_depth, int out_channels, int out_depth) const {
+    auto bytes = [&](int channels, int depth) {
+        return static_cast<long long>(width) * height * channels * (depth == 16 ? 2 : 1);
+    };
+    return supported && width <= max_side && height <= max_side && bytes(in_channels, in_depth) <= max_bytes &&
+           bytes(out_channels, out_depth) <= max_bytes;
+}
+
+SampleLimits SampleIo::limits() {
+    SampleLimits l;
+    l.supported = GLEW_VERSION_4_3 != 0;
+    if (!l.supported) return l;
+    GLint64 bytes = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &bytes);
+    l.max_bytes = static_cast<long long>(bytes);
+    l.max_side = max_texture_side();
+    return l;
+}
 
 const SampleIo::Table& SampleIo::table(bool encode, int depth, bool linear, const Transfer& t) {
     auto key = std::make_tuple(encode, depth, linear, linear && t.srgb, linear && !t.srgb ? t.gamma : 0.0);
@@ -143,21 +146,14 @@ const SampleIo::Table& SampleIo::table(bool encode, int depth, bool linear, cons
 
 void SampleIo::upload(const Samples& in) {
     if (queued_ == slots_.size()) throw std::logic_error("SampleIo: collect() before the next upload");
-    reserve_texture(samples_, samples_w_, samples_h_, GL_RGBA16UI, GL_RGBA_INTEGER, GL_UNSIGNED_SHORT, in.width,
-                    in.height, "the image's samples");
+    Slot& s = slots_[next_];
     width_ = in.width;
     height_ = in.height;
-    glQueryCounter(slots_[next_].queries[0], GL_TIMESTAMP);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, upload_pbo_);
-    // A fresh store each time (orphaning): the driver need not wait for the last upload's copy.
-    glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(in.data.size()), in.data.data(), GL_STREAM_DRAW);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glBindTexture(GL_TEXTURE_RECTANGLE, samples_);
-    glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, 0, 0, in.width, in.height, integer_format(in.channels),
-                    sample_type(in.depth), nullptr);
-    glBindTexture(GL_TEXTURE_RECTANGLE, 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    depth_ = in.depth;
+    glQueryCounter(s.queries[0], GL_TIMESTAMP);
+    // A whole number of words: the programs read 32 bits at a time.
+    s.in.reserve((in.data.size() + 3) / 4 * 4, "the image's samples");
+    s.in.write(in.data.data(), in.data.size());
     check_gl("uploading samples");
 }
 
@@ -166,10 +162,11 @@ void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int o
     for (char& ch : boundary) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     std::vector<std::string> defines = {"BOUNDARY_" + boundary};
     if (c.premultiply) defines.push_back("PREMULTIPLY");
+    if (depth_ == 16) defines.push_back("WIDE");
     const GlProgram& p = programs_.get({"", "unpack.comp", defines, false});
     const Table& t = table(false, c.in_depth, c.linear, c.transfer);
     p.use();
-    bind_rect(GL_TEXTURE4, samples_);
+    slots_[next_].in.bind(1);
     bind_rect(GL_TEXTURE5, t.texture);
     glActiveTexture(GL_TEXTURE0);
     glBindImageTexture(0, grid.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
@@ -178,6 +175,7 @@ void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int o
     p.set_ivec2(Uniform::Extent, grid.width(), grid.height());
     p.set(Uniform::Channels, c.in_channels);
     dispatch(grid.width(), grid.height());
+    StorageBuffer::unbind(1);
     // The filter samples the grid next.
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
 }
@@ -214,21 +212,30 @@ void SampleIo::read_back(const SampleConversion& c) {
     s.height = height_;
     s.channels = c.out_channels;
     s.depth = c.out_depth;
-    glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
-    GLint previous = 0;
-    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_);
-    glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_RECTANGLE, c.out_depth == 16 ? out16_ : out8_, 0);
-    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    const bool wide = c.out_depth == 16;
     const size_t bytes = static_cast<size_t>(width_) * static_cast<size_t>(height_) * static_cast<size_t>(c.out_channels) *
-                         (c.out_depth == 16 ? 2 : 1);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, s.pbo);
-    glBufferData(GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_READ);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, width_, height_, integer_format(c.out_channels), sample_type(c.out_depth), nullptr);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(previous));
+                         (wide ? 2 : 1);
+    const size_t words = (bytes + 3) / 4;
+    s.out.reserve(words * 4, "the output's samples");
+    // pack.comp's image stores are read next through a sampler.
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+    const GlProgram& p = programs_.get({"", "serialize.comp", wide ? std::vector<std::string>{"WIDE"} : std::vector<std::string>{}, false});
+    p.use();
+    glActiveTexture(GL_TEXTURE4);
+    glBindTexture(GL_TEXTURE_RECTANGLE, wide ? out16_ : out8_);
+    glActiveTexture(GL_TEXTURE0);
+    s.out.bind(2);
+    p.set_ivec2(Uniform::ImageSize, width_, height_);
+    p.set(Uniform::Channels, c.out_channels);
+    const size_t groups = (words + 255) / 256, x = std::min<size_t>(groups, 65535);
+    glDispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x), 1);
+    StorageBuffer::unbind(2);
+    glActiveTexture(GL_TEXTURE4);
+    glBindTexture(GL_TEXTURE_RECTANGLE, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glUseProgram(0);
+    // The copy out of the buffer sees the stores.
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     glQueryCounter(s.queries[1], GL_TIMESTAMP);
     s.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     check_gl("reading samples back");
@@ -245,12 +252,8 @@ Samples SampleIo::collect(double* gpu_ms) {
     --queued_;
     Samples out;
     out.resize(s.width, s.height, s.channels, s.depth);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, s.pbo);
-    const void* mapped = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(out.data.size()), GL_MAP_READ_BIT);
-    if (mapped) std::memcpy(out.data.data(), mapped, out.data.size());
-    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    if (!mapped) throw GlError("cannot map the read-back buffer");
+    s.out.read(out.data.data(), out.data.size());
+    check_gl("copying samples back");
     if (gpu_ms) {
         GLuint64 start = 0, stop = 0;
         glGetQueryObjectui64v(s.queries[0], GL_QUERY_RESULT, &start);

@@ -6,6 +6,7 @@
 // through tables that the CPU's own code fills.
 #pragma once
 
+#include "gl/buffer.h"
 #include "gl/program.h"
 #include "gl/quad.h"  // Region
 #include "gl/texture.h"
@@ -38,8 +39,21 @@ std::vector<float> decode_table(int depth, bool linear, const Transfer& t);
 /// (after from_linear for colour with `linear`) takes to k or more; .r colour, .g alpha.
 std::vector<float> encode_table(int depth, bool linear, const Transfer& t);
 
-/// The GL side: sample textures, tables, programs and the read-back buffers, reused across images
-/// and grown to the largest one. Needs GL 4.3 compute shaders.
+/// What the current context lets SampleIo take: the samples travel in storage buffers and the
+/// packed output in an integer texture.
+struct SampleLimits {
+    bool supported = false;        ///< GL 4.3 compute shaders and storage buffers
+    long long max_bytes = 0;       ///< GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+    int max_side = 0;              ///< of a rectangle texture
+    /// True if an image of these samples fits, in and out (channels and depth of each).
+    bool fits(int width, int height, int in_channels, int in_depth, int out_channels, int out_depth) const;
+};
+
+/// The GL side: sample buffers, tables, programs and the packed output, reused across images and
+/// grown to the largest one. The samples go up and come back as plain buffer copies
+/// (glBufferSubData, glGetBufferSubData): measured on an H100, a 2048x2048 RGB image takes 1-2 ms
+/// each way, where a pixel-transfer upload that widens RGB to RGBA took 30-50 ms and the read-back
+/// through a mapped pixel buffer up to 900 ms. Needs GL 4.3 compute shaders.
 class SampleIo {
 public:
     explicit SampleIo(ProgramCache& programs);
@@ -47,17 +61,17 @@ public:
     SampleIo(const SampleIo&) = delete;
     SampleIo& operator=(const SampleIo&) = delete;
 
-    /// True where the current context can run it (GL 4.3 compute).
-    static bool supported();
+    /// What the current context can take.
+    static SampleLimits limits();
 
-    /// Uploads the image's samples (through a pixel buffer).
+    /// Uploads the image's samples (into the next slot's storage buffer).
     void upload(const Samples& in);
     /// Fills `grid` (RGBA32F) with the uploaded image read from (origin_x, origin_y) on.
     void unpack(const SampleConversion& c, Boundary b, int origin_x, int origin_y, const Texture& grid);
     /// Packs `result` texels from (origin_x, origin_y) on into output pixels `out`.
     void pack(const SampleConversion& c, const Texture& result, int origin_x, int origin_y, const Region& out);
-    /// Queues the read-back of the packed output (width x height of the last upload) into the next
-    /// of two pixel buffers; collect() maps the oldest, waiting for the GPU only if it must.
+    /// Queues the packed output (width x height of the last upload) as PNG rows into the slot's
+    /// storage buffer; collect() copies the oldest slot's out, waiting for the GPU only if it must.
     void read_back(const SampleConversion& c);
     /// The oldest queued output; `gpu_ms`, if given, gets the GPU time from its upload to its read-back.
     Samples collect(double* gpu_ms = nullptr);
@@ -68,10 +82,10 @@ private:
     const Table& table(bool encode, int depth, bool linear, const Transfer& t);
 
     ProgramCache& programs_;
-    GLuint samples_ = 0, out8_ = 0, out16_ = 0, fbo_ = 0, upload_pbo_ = 0;
-    int samples_w_ = 0, samples_h_ = 0, out_w_ = 0, out_h_ = 0, width_ = 0, height_ = 0;
+    GLuint out8_ = 0, out16_ = 0;
+    int out_w_ = 0, out_h_ = 0, width_ = 0, height_ = 0, depth_ = 8;
     struct Slot {
-        GLuint pbo = 0;
+        StorageBuffer in, out;  // the image's samples, the output's bytes
         GLsync fence = nullptr;
         GLuint queries[2] = {0, 0};  // timestamps: upload, read-back
         int width = 0, height = 0, channels = 0, depth = 8;

@@ -301,6 +301,13 @@ bool write_all(PngContext* c, const PngFormat* f, int compression, png_uint_32 w
                png_bytepp rows) {
     if (setjmp(png_jmpbuf(c->png))) return false;
     if (compression >= 0) png_set_compression_level(c->png, compression);
+    // The fast levels filter every row with Paeth instead of trying all five filters per row: on
+    // filtered images (bundled and 2048x2048 synthetic) 17-24% less encoding time at level 4, and
+    // 2-13% larger files than libpng's default (level 6, all filters); one file of strong
+    // horizontal bars +43%. Level 0 stores: no filter. Palette and sub-byte images keep libpng's
+    // choice (none).
+    if (compression >= 0 && compression <= 4 && f->bit_depth >= 8 && f->color_type != PNG_COLOR_TYPE_PALETTE)
+        png_set_filter(c->png, PNG_FILTER_TYPE_BASE, compression == 0 ? PNG_FILTER_NONE : PNG_FILTER_PAETH);
     png_set_IHDR(c->png, c->info, width, height, f->bit_depth, f->color_type,
                  f->interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);

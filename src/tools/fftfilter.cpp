@@ -92,8 +92,9 @@ void print_help() {
         "  --max-pixels N        refuse images with more pixels (default %lld)\n"
         "  -j, --jobs N          threads decoding and encoding PNGs (and filtering, with fftw);\n"
         "                        default: every hardware thread (%d here)\n"
-        "  --compression L       zlib level of the outputs, 0 (none, fastest) to 9 (smallest);\n"
-        "                        default %d (measured: 2.3x faster than libpng's 6, files ~5%% larger)\n"
+        "  --compression L       zlib level of the outputs, 0 (none, fastest) to 9 (smallest); levels\n"
+        "                        1-4 filter rows with Paeth alone, 5-9 try every PNG filter per row.\n"
+        "                        Default %d (measured: 2.8x faster than libpng's 6, files 5-10%% larger)\n"
         "  --shard K/N           filter only the K-th of N parts of the input list (K = 1..N; every Nth\n"
         "                        file from the K-th): N machines, one part each, do every file once\n"
         "  --convert gpu|cpu     GL backends: convert, pad and pack samples on the GPU (default; only the\n"
@@ -376,20 +377,15 @@ int run(const Options& o) {
             backend = Backend::Fftw;
             backend_note = " (the GL renderer is a software rasterizer)";
         } else {
-            // Measured on an H100 (README, "Batch throughput"): with the samples converted on the
-            // GPU, the fast fragment chain filters a batch 5.7x faster than the compute backend,
-            // whose dispatches stall against the conversion passes (an open problem), so a batch
-            // takes the fragment chain; --backend compute still runs the compute backend.
-            FftOptions fragment = o.fft;
-            fragment.backend = o.gpu_convert ? Backend::Fragment : Backend::Auto;
-            backend = resolve_gl_backend(fragment);
+            // Measured on an H100 (README, "Batch throughput"): the compute backend filters a
+            // 2048x2048 batch image in 3.5 ms of GPU time, the fast fragment chain in 72 ms.
+            backend = resolve_gl_backend(o.fft);
         }
     }
     if (backend == Backend::Fftw && !o.spectrum) gpu.reset();  // the context's memory is not needed
     FftOptions fft = o.fft;
     fft.backend = backend == Backend::Fftw ? Backend::Auto : backend;
-    const bool gpu_convert = gpu && o.gpu_convert && SampleIo::supported();
-    const int max_side_of_samples = gpu ? max_texture_side() : 0;
+    const SampleLimits sample_limits = gpu && o.gpu_convert ? SampleIo::limits() : SampleLimits{};
     const int workers = o.jobs > 0 ? o.jobs : hardware_threads();
     if (o.verbosity > 1)
         std::fprintf(stderr, "%s: backend %s%s, %d worker thread%s%s\n", kTool,
@@ -428,13 +424,15 @@ int run(const Options& o) {
         // The GPU conversion covers every case but two, which the CPU converts: premultiplied
         // alpha divided back (a division, which GLSL does not round exactly), and a grey image
         // under a per-channel kernel (whether it comes out grey depends on the whole result).
-        const bool on_samples = gpu_convert && !o.spectrum && backend != Backend::Fftw && !(o.premultiply && alpha) &&
+        const PngFormat out_format = output_format(png.format, false);
+        const bool on_samples = !o.spectrum && backend != Backend::Fftw && !(o.premultiply && alpha) &&
                                 !(png.format.is_grey() && kernel.per_channel) &&
-                                std::max(w->width, w->height) <= max_side_of_samples;
+                                sample_limits.fits(w->width, w->height, png.samples.channels, png.samples.depth,
+                                                   channels_of(out_format.color_type), out_format.bit_depth);
         if (on_samples) {
             w->path = Path::Samples;
             w->on_gpu = true;
-            w->out_format = output_format(png.format, false);
+            w->out_format = out_format;
             SampleConversion& c = w->conversion;
             c.in_channels = png.samples.channels;
             c.in_depth = png.samples.depth;
@@ -489,7 +487,9 @@ int run(const Options& o) {
             if (w.path == Path::Samples) {
                 Convolver& c = convolver_ready();
                 c.submit(w.samples, w.conversion);
-                w.times.upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                w.times.setup += c.last().setup_ms * 1e-3;
+                w.times.upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
+                                  c.last().setup_ms * 1e-3;
                 auto [fw_, fh_] = c.last_grid();
                 w.detail = std::to_string(c.last().tiles) + " tile" + (c.last().tiles == 1 ? "" : "s") + " of " +
                            std::to_string(fw_) + "x" + std::to_string(fh_);
@@ -508,12 +508,14 @@ int run(const Options& o) {
                 w.image = c.apply(w.image);
                 const Convolver::Stats& s = c.last();
                 w.gpu_ms = s.gpu_ms;
+                w.times.setup += s.setup_ms * 1e-3;
                 w.detail = std::to_string(s.tiles) + " tile" + (s.tiles == 1 ? "" : "s") + " of " +
                            std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height) + " (converted on the CPU)";
             }
             double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             w.times.gpu += w.gpu_ms * 1e-3;
-            w.times.upload += std::max(0.0, wall - w.gpu_ms * 1e-3);  // transfers and float conversion on the GL thread
+            // transfers and float conversion on the GL thread
+            w.times.upload += std::max(0.0, wall - w.gpu_ms * 1e-3 - w.times.setup);
             if (o.report_resources && first_gl_objects < 0) first_gl_objects = measure_resources().gl_objects;
         } catch (...) {
             w.error = std::current_exception();
@@ -602,6 +604,7 @@ int run(const Options& o) {
 
     BatchOptions bo;
     bo.workers = workers;
+    const double before_batch = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     StageTimes totals = run_batch(jobs.size(), stages, bo);
     progress.clear();
     if (o.report_resources)
@@ -630,9 +633,11 @@ int run(const Options& o) {
         for (const Share& s : shares)
             if (s.busy / s.capacity > top->busy / top->capacity) top = &s;
         std::fprintf(stderr,
+                     "%s: setup (s): %.2f before the batch (GL context, kernel), %.2f on the GL thread (transforms, "
+                     "programs, kernel spectra)\n"
                      "%s: stage totals (s): decode %.2f, filter %.2f, upload %.2f, GPU %.2f, download %.2f, encode %.2f; "
                      "waiting: workers %.2f, GL thread %.2f; GPU busy %.1f%%; bottleneck: %s (%.0f%% of %s)\n",
-                     kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
+                     kTool, before_batch, totals.setup, kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
                      totals.worker_wait, totals.gpu_thread_wait, 100.0 * totals.gpu / seconds, top->name,
                      100.0 * top->busy / top->capacity,
                      top->capacity == seconds ? (top->name == std::string("GPU") ? "the GPU" : "the GL thread")
