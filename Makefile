@@ -7,7 +7,7 @@
 #   make cufft      the cuFFT peer program bin/cufft_filter (needs nvcc; run on an NVIDIA GPU)
 #   make fuzz       build the libFuzzer targets (clang) and run each FUZZ_SECONDS (default 600) on
 #                   the project's seed corpus; findings land in out/fuzz/findings/
-#   DEBUG=1         -O0 -g and a glGetError check after GL calls
+#   DEBUG=1         -O0 -g, and every GL error printed as it happens (GL debug output)
 #   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (objects in obj-sanitize/, binaries in
 #                   bin/sanitize/); make test SANITIZE=1 runs the whole suite on them
 #   SANITIZE=thread ThreadSanitizer (obj-tsan/, bin/tsan/): bin/tsan/test/test_fftfilter runs the batch
@@ -44,7 +44,7 @@ CPPFLAGS += -Isrc -I$(OBJ) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDFLAGS  += $(SANFLAGS)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lfftw3f_threads -lfftw3_threads -lpthread -lm
 
-LIB_SRC  := $(wildcard src/gl/*.cpp src/fft/*.cpp src/image/*.cpp src/scene/*.cpp src/app/*.cpp)
+LIB_SRC  := $(wildcard src/base/*.cpp src/gl/*.cpp src/fft/*.cpp src/reference/*.cpp src/image/*.cpp src/scene/*.cpp src/app/*.cpp)
 LIB_OBJ  := $(LIB_SRC:%.cpp=$(OBJ)/%.o)
 LIB      := $(OBJ)/libgpufft.a
 TOOLS    := $(patsubst src/tools/%.cpp,$(BIN)/%,$(wildcard src/tools/*.cpp))
@@ -71,11 +71,11 @@ deps:
 	  fi; \
 	fi
 
-# The programs are embedded in the binaries, so installed tools work from any directory.
+# The programs are embedded in the binaries, so installed tools work from any directory: each file
+# becomes {"name", R"glsl(text)glsl"}, in a .inc file the sources include.
+embed = @mkdir -p $(@D); for f in $(1); do printf '{"%s", R"glsl(' "$${f\#\#*/}"; cat "$$f"; printf ')glsl"},\n'; done > $@.tmp && mv $@.tmp $@
 $(OBJ)/embedded_programs.inc: $(PROGRAMS) Makefile
-	@mkdir -p $(@D)
-	@for f in $(PROGRAMS); do printf '{"%s", R"glsl(' "$${f#programs/}"; cat "$$f"; printf ')glsl"},\n'; done > $@.tmp
-	@mv $@.tmp $@
+	$(call embed,$(PROGRAMS))
 
 $(OBJ)/src/gl/program.o: $(OBJ)/embedded_programs.inc
 
@@ -99,8 +99,13 @@ $(BIN)/test/%: $(OBJ)/test/%.o $(OBJ)/test/check.o $(LIB)
 test: all
 	@test/run.sh $(BIN)
 
-# Benchmark programs (test/bench/): built by `make bench`, never by all or test.
+# Benchmark programs (test/bench/): built by `make bench`, never by all or test; their own GLSL
+# probes (test/bench/*.frag, *.comp) are embedded in them alone.
 BENCHES  := $(patsubst test/bench/%.cpp,$(BIN)/bench/%,$(wildcard test/bench/*.cpp))
+BENCH_PROGRAMS := $(sort $(wildcard test/bench/*.frag test/bench/*.comp))
+$(OBJ)/bench_programs.inc: $(BENCH_PROGRAMS) Makefile
+	$(call embed,$(BENCH_PROGRAMS))
+$(OBJ)/test/bench/passprobe.o: $(OBJ)/bench_programs.inc
 bench: deps $(BENCHES) $(TOOLS)
 $(BIN)/bench/%: $(OBJ)/test/bench/%.o $(LIB)
 	@mkdir -p $(@D)
@@ -135,7 +140,7 @@ FUZZ_CXX     ?= clang++
 FUZZ_SECONDS ?= 600
 FUZZ_OBJ     := obj-fuzz
 FUZZ_FLAGS   := -std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_SRC     := src/image/png_io.cpp src/image/kernels.cpp src/image/files.cpp src/app/cli.cpp src/fft/reference.cpp
+FUZZ_SRC     := src/image/png_io.cpp src/image/kernels.cpp src/image/files.cpp src/reference/reference.cpp src/base/parse.cpp
 FUZZ_LIBOBJ  := $(FUZZ_SRC:%.cpp=$(FUZZ_OBJ)/%.o)
 FUZZERS      := $(BIN)/fuzz/fuzz_png $(BIN)/fuzz/fuzz_kernel
 

@@ -4,6 +4,7 @@
 
 #include "check.h"
 
+#include "fft/compute_fft.h"
 #include "fft/fft2d.h"
 #include "gl/context.h"
 
@@ -35,31 +36,24 @@ inline gpufft::ProgramCache& programs() {
 
 /// The transform of size s with these options (cached for the binary's lifetime).
 inline gpufft::Fft2D* fft(Size s, const gpufft::FftOptions& o = {}) {
-    using Key = std::tuple<int, int, int, int, bool, int, int, int>;
-    static std::map<Key, std::unique_ptr<gpufft::Fft2D>> cache;
-    auto& slot = cache[Key{s.m, s.n, o.radix, static_cast<int>(o.storage), o.computed_twiddles,
-                           static_cast<int>(o.backend), o.compute_lines, o.compute_max_line}];
+    static std::map<std::tuple<int, int, gpufft::FftOptions>, std::unique_ptr<gpufft::Fft2D>> cache;
+    auto& slot = cache[{s.m, s.n, o}];
     if (!slot) slot = gpufft::make_fft(programs(), s.m, s.n, o);
     return slot.get();
 }
 
-/// The implementations every numerical test runs on: the paper's radix-2 chain, the fast chain
-/// (which falls back to radix 2 below 4x4), the compute backend with whole lines in shared memory,
-/// and the compute backend forced into its four-step split (lines over 16 points in two dispatches),
-/// the path that sizes beyond shared memory take.
-struct Chain {
-    const char* name;
-    gpufft::FftOptions options;
-};
+/// The implementations every numerical test runs on: those gl_implementations() lists (the paper's
+/// radix-2 chain, the fast chain, which falls back to radix 2 below 4x4, and the compute backend
+/// with whole lines in shared memory), and the compute backend forced into its four-step split
+/// (lines over 16 points in two dispatches), the path that sizes beyond shared memory take.
+using Chain = gpufft::Implementation;
 inline std::vector<Chain> chains() {
-    gpufft::FftOptions radix2, fast, compute, four_step;
-    radix2.radix = 2;
-    radix2.backend = gpufft::Backend::Fragment;
-    fast.backend = gpufft::Backend::Fragment;
-    compute.backend = gpufft::Backend::Compute;
+    std::vector<Chain> all = gpufft::gl_implementations();
+    gpufft::FftOptions four_step;
     four_step.backend = gpufft::Backend::Compute;
     four_step.compute_max_line = 16;
-    return {{"radix-2", radix2}, {"fast", fast}, {"compute", compute}, {"four-step", four_step}};
+    if (gpufft::ComputeFft::supported()) all.push_back({"four-step", four_step});
+    return all;
 }
 
 /// The quick sizes given, plus 2048^2, 4096^2 and 4096 x 1024 in the heavier tier.

@@ -56,5 +56,5 @@ if has batch; then  # the batch pipeline end to end: bit-identity of the GPU con
     OUT=/tmp/bench-hd TAIL=12 run batch_hd test/bench_batch.sh 64 1920x1080 gaussian:8 disk:30
 fi
 if has probe; then
-    run probe bin/passprobe 1024
+    [ -x bin/bench/passprobe ] && run probe bin/bench/passprobe 1024
 fi

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: the C++ test binaries in $1/test and the tool tests test/*.test.sh, each of which
-# ends with "N passed, N failed". Prints their output and the total as the last line.
+# Runs every test: the C++ test binaries in $1/test, each of which ends with "N passed, N failed".
+# Prints their output and the total as the last line.
 set -u
 bin=${1:-bin}
-here=$(cd "$(dirname "$0")" && pwd)
 passed=0 failed=0
 run_one() {
     local name=$1; shift
@@ -28,9 +27,6 @@ run_one() {
 }
 for t in "$bin"/test/*; do
     [ -x "$t" ] && run_one "$(basename "$t")" "$t"
-done
-for t in "$here"/*.test.sh; do
-    [ -e "$t" ] && run_one "$(basename "$t")" bash "$t" "$bin"
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -7,7 +7,7 @@
 #include "fft/fragment_fft.h"
 #include "fft/layout.h"
 #include "fft/plan.h"
-#include "fft/reference.h"
+#include "reference/reference.h"
 #include "fft/twiddle.h"
 
 #include <cmath>
@@ -32,7 +32,7 @@ constexpr double kImpulseMaxAbs = 1e-5;
 
 const Size kSizes[] = {{2, 2}, {4, 4}, {8, 2}, {2, 8}, {16, 64}, {64, 16}, {128, 128}, {256, 512}, {8, 2048}, {1024, 1024}};
 
-void expect_close(const char* what, Size s, int c, const ErrorStats& e, double rel_rms, double max_abs) {
+void expect_close(const std::string& what, Size s, int c, const ErrorStats& e, double rel_rms, double max_abs) {
     EXPECT(e.rel_rms <= rel_rms && e.max_abs <= max_abs,
            what, " ", s.m, "x", s.n, " channel ", c, ": rel RMS ", e.rel_rms, " (bound ", rel_rms, "), max abs ",
            e.max_abs, " (bound ", max_abs, ") at index ", e.worst);

@@ -6,7 +6,7 @@
 #include "tool.h"
 
 #include "fft/filter.h"
-#include "fft/reference.h"
+#include "reference/reference.h"
 #include "image/colour.h"
 #include "image/files.h"
 #include "image/gpu_samples.h"

@@ -9,31 +9,6 @@
 
 namespace gpufft {
 
-double parse_double(const std::string& text, const std::string& what, double lo, double hi) {
-    char* end = nullptr;
-    errno = 0;
-    double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(v)) throw UsageError(what + " '" + text + "' is not a number");
-    if (v < lo || v > hi) {
-        char range[96];
-        std::snprintf(range, sizeof range, " must be in [%g, %g]", lo, hi);
-        throw UsageError(what + " " + text + range);
-    }
-    return v;
-}
-
-int parse_int(const std::string& text, const std::string& what, int lo, int hi) {
-    double v = parse_double(text, what, lo, hi);
-    if (v != std::floor(v)) throw UsageError(what + " " + text + " must be a whole number");
-    return static_cast<int>(v);
-}
-
-void parse_size(const std::string& text, const std::string& what, int& width, int& height) {
-    size_t x = text.find('x');
-    width = parse_int(text.substr(0, x), what + " width", 1, 1 << 20);
-    height = x == std::string::npos ? width : parse_int(text.substr(x + 1), what + " height", 1, 1 << 20);
-}
-
 Backend parse_backend(const std::string& name) {
     for (Backend b : {Backend::Auto, Backend::Fragment, Backend::Compute, Backend::Fftw})
         if (name == backend_name(b)) return b;
@@ -100,7 +75,6 @@ const char* fft_options_help() {
            "                        default 4096 (longer spills registers); up to 16384\n";
 }
 
-std::string describe_fft(const Fft2D& fft) { return fft.name(); }
 
 int report(const char* tool, const std::string& message, int status) {
     std::string line = message;

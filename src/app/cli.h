@@ -1,7 +1,9 @@
-// What the three tools share on their command lines: number parsing, GL and backend options,
+// What the three tools share on their command lines: GL and backend options,
 // the version, and the one-line error convention "tool: problem".
 #pragma once
 
+#include "base/error.h"
+#include "base/parse.h"
 #include "fft/fft2d.h"
 #include "gl/context.h"
 
@@ -15,16 +17,6 @@ namespace gpufft {
 
 constexpr const char* kVersion = "1.0.0";
 
-/// A command-line mistake: reported as "tool: problem (see --help)", exit status 2.
-class UsageError : public Error {
-public:
-    using Error::Error;
-};
-
-int parse_int(const std::string& text, const std::string& what, int lo, int hi);
-double parse_double(const std::string& text, const std::string& what, double lo, double hi);
-/// "WxH" (or "N" for N x N).
-void parse_size(const std::string& text, const std::string& what, int& width, int& height);
 Backend parse_backend(const std::string& name);
 const char* backend_name(Backend b);
 
@@ -36,8 +28,6 @@ bool parse_fft_option(const std::string& option, const char* value, FftOptions& 
 void add_fft_long_options(std::vector<option>& longs, int code);
 /// Their lines for --help.
 const char* fft_options_help();
-/// "fragment, radix 16" or "fragment, radix 2" or "compute": what runs.
-std::string describe_fft(const Fft2D& fft);
 
 /// Exit statuses shared by the tools.
 enum ExitStatus { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNoGl = 3 };

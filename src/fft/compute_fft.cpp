@@ -116,9 +116,6 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
     check_gl("setting up the compute FFT");
 }
 
-ComputeFft::~ComputeFft() {
-    if (!timestamps_.empty()) glDeleteQueries(static_cast<GLsizei>(timestamps_.size()), timestamps_.data());
-}
 
 std::vector<int> ComputeFft::split(int length) const {
     // Whole where one line fits a workgroup (kMaxElements by default; with --compute-max-line up
@@ -300,14 +297,7 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
     // A column step's pair-0 dispatch and the next (pairs 1 .. M/2 - 1) read the same source and
     // write different texels: no barrier, and no timestamp, between them.
     auto twin_follows = [&](size_t i) { return steps[i].pair0 && i + 1 < steps.size() && !steps[i + 1].pair0 && steps[i + 1].axis == Axis::Columns; };
-    if (profile) {
-        if (timestamps_.size() < steps.size() + 1) {
-            if (!timestamps_.empty()) glDeleteQueries(static_cast<GLsizei>(timestamps_.size()), timestamps_.data());
-            timestamps_.assign(steps.size() + 1, 0);
-            glGenQueries(static_cast<GLsizei>(timestamps_.size()), timestamps_.data());
-        }
-        glQueryCounter(timestamps_[0], GL_TIMESTAMP);
-    }
+    if (profile) timestamps_.start();
     bind(1, kernel);
     std::vector<size_t> timed;  // the step after which each timestamp was taken
     for (size_t i = 0; i < steps.size(); ++i) {
@@ -331,7 +321,7 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
                         GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
         if (profile) {
             timed.push_back(i);
-            glQueryCounter(timestamps_[timed.size()], GL_TIMESTAMP);
+            timestamps_.mark();
         }
     }
     glUseProgram(0);
@@ -341,10 +331,9 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
     check_gl("running the compute FFT");
     if (profile) {
         *profile = Profile{};
-        std::vector<GLuint64> t(timed.size() + 1);
-        for (size_t i = 0; i <= timed.size(); ++i) glGetQueryObjectui64v(timestamps_[i], GL_QUERY_RESULT, &t[i]);
+        const std::vector<double> step_ms = timestamps_.intervals_ms();
         for (size_t i = 0; i < timed.size(); ++i) {
-            double ms = static_cast<double>(t[i + 1] - t[i]) * 1e-6;
+            const double ms = step_ms[i];
             const Dispatch& d = steps[timed[i]];
             profile->pass_ms.push_back(ms);
             profile->pass_labels.push_back(d.axis == Axis::Columns && !d.pair0 ? d.label + " (with pair 0)" : d.label);

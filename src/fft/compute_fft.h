@@ -17,7 +17,6 @@ namespace gpufft {
 class ComputeFft : public Fft2D {
 public:
     ComputeFft(ProgramCache& programs, int width, int height, const FftOptions& options = {});
-    ~ComputeFft() override;
 
     void forward(const Texture& image, RenderTarget& spectrum, Profile* profile = nullptr) override;
     void inverse(const Texture& spectrum, RenderTarget& image, Profile* profile = nullptr) override;
@@ -89,7 +88,7 @@ private:
     std::map<int, Texture> twiddles_;       // W_F^k, k < F, per line length
     std::map<int, StorageBuffer> twiddle_buffers_;   // the same tables as storage buffers (GL 4.3)
     bool buffers_ = false;                  // whether storage buffers are available
-    std::vector<GLuint> timestamps_;
+    GpuTimestamps timestamps_;
 };
 
 }  // namespace gpufft

@@ -58,23 +58,23 @@ bool software_renderer() {
     return false;
 }
 
+std::vector<Implementation> gl_implementations(const FftOptions& base) {
+    FftOptions radix2 = base, fast = base, compute = base;
+    radix2.radix = 2;
+    radix2.backend = Backend::Fragment;
+    fast.radix = 0;
+    fast.backend = Backend::Fragment;
+    compute.radix = 0;
+    compute.backend = Backend::Compute;
+    std::vector<Implementation> all = {{"radix-2", radix2}, {"fast", fast}};
+    if (ComputeFft::supported()) all.push_back({"compute", compute});
+    return all;
+}
+
 Backend resolve_gl_backend(const FftOptions& options) {
     if (options.backend != Backend::Auto) return options.backend;
     const bool compute = ComputeFft::supported() && !software_renderer() && options.radix != 2;
     return compute ? Backend::Compute : Backend::Fragment;
-}
-
-// Two timestamps rather than a GL_TIME_ELAPSED query: llvmpipe's elapsed-time query reads 0 around
-// compute dispatches, its timestamps do not; on NVIDIA both agree.
-GpuTimer::GpuTimer() { glGenQueries(2, queries_); }
-GpuTimer::~GpuTimer() { glDeleteQueries(2, queries_); }
-void GpuTimer::begin() { glQueryCounter(queries_[0], GL_TIMESTAMP); }
-void GpuTimer::end() { glQueryCounter(queries_[1], GL_TIMESTAMP); }
-double GpuTimer::milliseconds() {
-    GLuint64 start = 0, stop = 0;
-    glGetQueryObjectui64v(queries_[0], GL_QUERY_RESULT, &start);
-    glGetQueryObjectui64v(queries_[1], GL_QUERY_RESULT, &stop);
-    return stop > start ? static_cast<double>(stop - start) * 1e-6 : 0.0;
 }
 
 }  // namespace gpufft

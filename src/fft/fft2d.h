@@ -4,11 +4,13 @@
 
 #include "fft/plan.h"
 #include "gl/program.h"
+#include "gl/timer.h"
 #include "gl/texture.h"
 
 #include <array>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace gpufft {
@@ -33,7 +35,24 @@ struct FftOptions {
     /// four-step route (two dispatches). 0 (auto): 4096, the longest a workgroup holds in
     /// registers without spilling; set, up to 16384 where shared memory allows.
     int compute_max_line = 0;
+
+    /// Every field, for ordering (caches keyed by options) and comparison.
+    auto fields() const {
+        return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line);
+    }
+    bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
+    bool operator==(const FftOptions& o) const { return fields() == o.fields(); }
 };
+
+/// A GL implementation to run or compare, by name.
+struct Implementation {
+    std::string name;
+    FftOptions options;
+};
+/// Every GL implementation the current context runs, each `base` with its backend and radix set:
+/// the paper's radix-2 chain, the fast fragment chain and, where compute shaders exist, the
+/// compute backend. What teapot --bench, fftcompare and the tests compare.
+std::vector<Implementation> gl_implementations(const FftOptions& base = {});
 
 /// GPU time of one run per program (timer queries, milliseconds), filled when asked for.
 struct Profile {
@@ -90,20 +109,5 @@ Backend resolve_gl_backend(const FftOptions& options);
 /// A transform of M x N on the current context (Auto resolved by resolve_gl_backend); throws std::invalid_argument for sizes that are
 /// not powers of two >= 2 or exceed the GPU's limit.
 std::unique_ptr<Fft2D> make_fft(ProgramCache& programs, int width, int height, const FftOptions& options = {});
-
-/// Measures GPU time of the commands between begin() and end() with a GL_TIME_ELAPSED query.
-class GpuTimer {
-public:
-    GpuTimer();
-    ~GpuTimer();
-    GpuTimer(const GpuTimer&) = delete;
-    GpuTimer& operator=(const GpuTimer&) = delete;
-    void begin();
-    void end();
-    double milliseconds();  ///< waits for the result
-
-private:
-    GLuint queries_[2] = {0, 0};
-};
 
 }  // namespace gpufft

@@ -24,7 +24,6 @@ public:
     /// CPU convenience: uploads, filters, reads back.
     std::vector<float> apply(const std::vector<float>& image);
     const RenderTarget& spectrum() const { return spectrum_; }
-    Fft2D& fft() { return fft_; }
 
 private:
     Fft2D& fft_;

@@ -83,10 +83,6 @@ FragmentFft::FragmentFft(ProgramCache& programs, int width, int height, const Ff
     check_gl("setting up the fragment FFT");
 }
 
-FragmentFft::~FragmentFft() {
-    if (!timestamps_.empty()) glDeleteQueries(static_cast<GLsizei>(timestamps_.size()), timestamps_.data());
-}
-
 std::string FragmentFft::name() const { return fast_ ? "fragment radix-16" : "fragment radix-2"; }
 
 const Texture& FragmentFft::twiddles(const Pass& pass) {
@@ -115,21 +111,11 @@ void FragmentFft::run(const Plan& plan, const Texture& src, RenderTarget& dst, c
     int next_pair = dst_in_pair < 0 ? 0 : (dst_in_pair + pair_writes) % 2;
     int latest_pair = -1, latest_rows = -1, latest_columns = -1;
 
-    size_t draws = 0;
-    for (const Pass& pass : plan.passes) draws += pass.draws.size();
-    if (profile) {
-        if (timestamps_.size() < draws + 1) {
-            if (!timestamps_.empty()) glDeleteQueries(static_cast<GLsizei>(timestamps_.size()), timestamps_.data());
-            timestamps_.assign(draws + 1, 0);
-            glGenQueries(static_cast<GLsizei>(timestamps_.size()), timestamps_.data());
-        }
-        glQueryCounter(timestamps_[0], GL_TIMESTAMP);
-    }
+    if (profile) timestamps_.start();
 
     prepare_pass_state();
     quads_.bind();
     bind_texture(1, GL_TEXTURE_RECTANGLE, kernel ? kernel->id() : 0);
-    size_t query = 1;
     for (const Pass& pass : plan.passes) {
         // The source: a rectangle texture at unit 0, or planes at unit 3.
         GLuint source = 0;
@@ -186,7 +172,7 @@ void FragmentFft::run(const Plan& plan, const Texture& src, RenderTarget& dst, c
             program.set(Uniform::Scale, pass.scale);
             program.set(Uniform::Gain, pass.scale);
             quads_.draw(d.region);
-            if (profile) glQueryCounter(timestamps_[query++], GL_TIMESTAMP);
+            if (profile) timestamps_.mark();
         }
     }
     glUseProgram(0);
@@ -197,13 +183,12 @@ void FragmentFft::run(const Plan& plan, const Texture& src, RenderTarget& dst, c
 
     if (profile) {
         *profile = Profile{};
-        std::vector<GLuint64> t(draws + 1);
-        for (size_t i = 0; i <= draws; ++i) glGetQueryObjectui64v(timestamps_[i], GL_QUERY_RESULT, &t[i]);
+        const std::vector<double> draw_ms = timestamps_.intervals_ms();
         size_t i = 0;
         for (const Pass& pass : plan.passes) {
             double pass_ms = 0;
             for (const Draw& d : pass.draws) {
-                double ms = static_cast<double>(t[i + 1] - t[i]) * 1e-6;
+                const double ms = draw_ms[i];
                 profile->program_ms[static_cast<size_t>(d.variant.program)] += ms;
                 pass_ms += ms;
                 ++i;

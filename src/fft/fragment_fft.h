@@ -13,7 +13,6 @@ namespace gpufft {
 class FragmentFft : public Fft2D {
 public:
     FragmentFft(ProgramCache& programs, int width, int height, const FftOptions& options = {});
-    ~FragmentFft() override;
 
     void forward(const Texture& image, RenderTarget& spectrum, Profile* profile = nullptr) override;
     void inverse(const Texture& spectrum, RenderTarget& image, Profile* profile = nullptr) override;
@@ -24,8 +23,6 @@ public:
     using Fft2D::forward;
     using Fft2D::inverse;
 
-    const Plan& forward_plan() const { return forward_; }
-    const Plan& inverse_plan() const { return inverse_; }
     /// True when the plans are the fast chain's (radix 16, eight render targets).
     bool fast() const { return fast_; }
 
@@ -34,7 +31,6 @@ public:
     /// of their count so that, where `dst` is one of them, the last pass lands in it with no copy.
     void run(const Plan& plan, const Texture& src, RenderTarget& dst, const Texture* kernel = nullptr,
              Profile* profile = nullptr);
-    RenderTarget& ping_pong(int i) { return ping_pong_[i]; }
 
     /// Whether the fast chain can run on this context at this size.
     static bool fast_supported(int width, int height);
@@ -51,7 +47,7 @@ private:
     Texture twiddles_;                          // radix-2: W_T^k for T = max(M, N)
     std::map<int, Texture> radix_twiddles_;     // fast chain: per axis length L, (L/4) x 8 texels
     QuadBuffer quads_;
-    std::vector<GLuint> timestamps_;
+    GpuTimestamps timestamps_;
 };
 
 }  // namespace gpufft

@@ -456,20 +456,4 @@ PaperInstructions paper_instructions(Program p) {
     return {0, 0};
 }
 
-std::string describe_plan(const Plan& plan) {
-    std::string out;
-    char line[256];
-    for (size_t i = 0; i < plan.passes.size(); ++i) {
-        const Pass& pass = plan.passes[i];
-        std::snprintf(line, sizeof line, "pass %2zu  %s\n", i + 1, pass.label.c_str());
-        out += line;
-        for (const Draw& d : pass.draws) {
-            std::snprintf(line, sizeof line, "          %-52s x %d..%d, y %d..%d\n", d.variant.describe().c_str(),
-                          d.region.x0, d.region.x1 - 1, d.region.y0, d.region.y1 - 1);
-            out += line;
-        }
-    }
-    return out;
-}
-
 }  // namespace gpufft

@@ -119,7 +119,4 @@ struct PaperInstructions {
 };
 PaperInstructions paper_instructions(Program p);
 
-/// The plan, one line per pass and draw (what `--list-passes` prints).
-std::string describe_plan(const Plan& plan);
-
 }  // namespace gpufft

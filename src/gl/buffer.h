@@ -1,7 +1,7 @@
 // Storage buffer objects (GL 4.3): the compute backend's second copy of its twiddle tables.
 #pragma once
 
-#include "gl/gl.h"
+#include "gl/handle.h"
 
 #include <cstddef>
 
@@ -14,11 +14,6 @@ public:
     StorageBuffer() = default;
     /// Copies `bytes` bytes from `data`; throws GlError on failure (GL_OUT_OF_MEMORY included).
     StorageBuffer(const void* data, std::size_t bytes);
-    ~StorageBuffer();
-    StorageBuffer(StorageBuffer&& other) noexcept;
-    StorageBuffer& operator=(StorageBuffer&& other) noexcept;
-    StorageBuffer(const StorageBuffer&) = delete;
-    StorageBuffer& operator=(const StorageBuffer&) = delete;
 
     /// Binds the buffer to storage-buffer binding `index`.
     void bind(GLuint index) const;
@@ -34,7 +29,7 @@ public:
     void read(void* data, std::size_t bytes) const;
 
 private:
-    GLuint id_ = 0;
+    BufferHandle id_;
     std::size_t size_ = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "gl/context.h"
 
+#include "gl/handle.h"
+
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 
@@ -214,6 +216,27 @@ void HeadlessContext::release() {
     display_ = context_ = surface_ = nullptr;
 }
 
+namespace {
+
+#ifndef NDEBUG
+void GLAPIENTRY print_gl_error(GLenum, GLenum type, GLuint, GLenum severity, GLsizei, const GLchar* message, const void*) {
+    if (type == GL_DEBUG_TYPE_ERROR || severity == GL_DEBUG_SEVERITY_HIGH) std::fprintf(stderr, "GL error: %s\n", message);
+}
+
+/// Development builds (DEBUG=1): every GL error is printed as the call that makes it returns (GL
+/// debug output, synchronous), so that a debugger's breakpoint on print_gl_error stops at the
+/// call. Errors the code expects (GL_OUT_OF_MEMORY, probing limits) print too and are handled as
+/// in release builds, by check_gl().
+void report_gl_errors_as_they_happen() {
+    if (!GLEW_VERSION_4_3 && !GLEW_KHR_debug) return;
+    glEnable(GL_DEBUG_OUTPUT);
+    glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+    glDebugMessageCallback(print_gl_error, nullptr);
+}
+#endif
+
+}  // namespace
+
 void load_gl_entry_points() {
     glewExperimental = GL_TRUE;
     GLenum status = glewInit();
@@ -223,6 +246,9 @@ void load_gl_entry_points() {
     if (!glGetString(GL_VERSION)) throw GlError("cannot load OpenGL entry points: no current context");
     // GLEW probes with calls that may leave an error behind; start clean.
     while (glGetError() != GL_NO_ERROR) {}
+#ifndef NDEBUG
+    report_gl_errors_as_they_happen();
+#endif
 }
 
 GlInfo query_gl_info() {
@@ -257,17 +283,17 @@ void require_fragment_chain_support() {
     if (!GLEW_VERSION_3_0 && !GLEW_ARB_texture_float) throw GlError("float textures (RGBA32F) are missing" + gl);
 
     // The float target must really be renderable: some drivers list the format but refuse it.
-    GLuint tex = 0, fbo = 0;
-    glGenTextures(1, &tex);
-    glBindTexture(GL_TEXTURE_RECTANGLE, tex);
-    glTexImage2D(GL_TEXTURE_RECTANGLE, 0, GL_RGBA32F, 2, 2, 0, GL_RGBA, GL_FLOAT, nullptr);
-    glGenFramebuffers(1, &fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_RECTANGLE, tex, 0);
-    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glDeleteFramebuffers(1, &fbo);
-    glDeleteTextures(1, &tex);
+    GLenum status = 0;
+    {
+        TextureHandle tex = new_texture();
+        glBindTexture(GL_TEXTURE_RECTANGLE, tex.get());
+        glTexImage2D(GL_TEXTURE_RECTANGLE, 0, GL_RGBA32F, 2, 2, 0, GL_RGBA, GL_FLOAT, nullptr);
+        FramebufferHandle fbo = new_framebuffer();
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo.get());
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_RECTANGLE, tex.get(), 0);
+        status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    }
     while (glGetError() != GL_NO_ERROR) {}
     if (status != GL_FRAMEBUFFER_COMPLETE) throw GlError("float render targets (RGBA32F framebuffer objects) are missing" + gl);
 }

@@ -85,9 +85,18 @@ GLuint compile(GLenum stage, const std::vector<std::string>& files, const Progra
 
 }  // namespace
 
-const char* uniform_name(Uniform u) { return kUniformNames[static_cast<size_t>(u)]; }
+
+namespace {
+std::map<std::string, std::string>& added_sources() {
+    static std::map<std::string, std::string> sources;
+    return sources;
+}
+}  // namespace
+
+void add_program_source(const std::string& name, const std::string& text) { added_sources()[name] = text; }
 
 std::string program_source(const std::string& name) {
+    if (auto it = added_sources().find(name); it != added_sources().end()) return it->second;
     if (const char* dir = std::getenv("GPUFFT_PROGRAMS_DIR"); dir && *dir) {
         std::ifstream in(std::string(dir) + "/" + name, std::ios::binary);
         if (!in) throw Error(std::string(dir) + "/" + name + ": cannot read program source");
@@ -120,32 +129,32 @@ GlProgram::GlProgram(const ProgramSpec& spec) {
         for (GLuint s : shaders) glDeleteShader(s);
         throw;
     }
-    id_ = glCreateProgram();
-    for (GLuint s : shaders) glAttachShader(id_, s);
+    ProgramHandle program(glCreateProgram());
+    const GLuint id = program.get();
+    for (GLuint s : shaders) glAttachShader(id, s);
     if (!spec.vertex.empty()) {
-        glBindAttribLocation(id_, kPositionAttribute, "a_position");
-        glBindAttribLocation(id_, kNormalAttribute, "a_normal");
+        glBindAttribLocation(id, kPositionAttribute, "a_position");
+        glBindAttribLocation(id, kNormalAttribute, "a_normal");
     }
-    glLinkProgram(id_);
+    glLinkProgram(id);
     for (GLuint s : shaders) {
-        glDetachShader(id_, s);
+        glDetachShader(id, s);
         glDeleteShader(s);
     }
     GLint ok = 0;
-    glGetProgramiv(id_, GL_LINK_STATUS, &ok);
+    glGetProgramiv(id, GL_LINK_STATUS, &ok);
     if (!ok) {
         GLint len = 0;
-        glGetProgramiv(id_, GL_INFO_LOG_LENGTH, &len);
+        glGetProgramiv(id, GL_INFO_LOG_LENGTH, &len);
         std::string log(static_cast<size_t>(len > 1 ? len : 1), '\0');
-        glGetProgramInfoLog(id_, len, nullptr, &log[0]);
-        glDeleteProgram(id_);
-        id_ = 0;
+        glGetProgramInfoLog(id, len, nullptr, &log[0]);
         throw GlError("cannot link " + describe(spec) + ": " + log.c_str());
     }
-    for (size_t i = 0; i < locations_.size(); ++i) locations_[i] = glGetUniformLocation(id_, kUniformNames[i]);
+    for (size_t i = 0; i < locations_.size(); ++i) locations_[i] = glGetUniformLocation(id, kUniformNames[i]);
     // Samplers are fixed to texture units once: source 0, kernel 1, twiddles 2, planes 3, stored
     // samples 4, sample tables 5.
-    glUseProgram(id_);
+    id_ = std::move(program);
+    glUseProgram(id_.get());
     set(Uniform::Src, 0);
     set(Uniform::Kernel, 1);
     set(Uniform::Twiddle, 2);
@@ -154,21 +163,6 @@ GlProgram::GlProgram(const ProgramSpec& spec) {
     set(Uniform::Table, 5);
     glUseProgram(0);
     check_gl("linking a program");
-}
-
-GlProgram::~GlProgram() {
-    if (id_) glDeleteProgram(id_);
-}
-
-GlProgram::GlProgram(GlProgram&& other) noexcept : id_(std::exchange(other.id_, 0)), locations_(other.locations_) {}
-
-GlProgram& GlProgram::operator=(GlProgram&& other) noexcept {
-    if (this != &other) {
-        if (id_) glDeleteProgram(id_);
-        id_ = std::exchange(other.id_, 0);
-        locations_ = other.locations_;
-    }
-    return *this;
 }
 
 void GlProgram::set(Uniform u, float v) const {

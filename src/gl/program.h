@@ -3,7 +3,7 @@
 // uniform locations looked up once at link time.
 #pragma once
 
-#include "gl/gl.h"
+#include "gl/handle.h"
 
 #include <array>
 #include <map>
@@ -21,10 +21,13 @@ enum class Uniform {
     Samples, Table, ImageSize, Origin, Offset, Extent, Channels, Max, Top,
     Count
 };
-const char* uniform_name(Uniform u);
 
-/// The source text of programs/<name>: embedded copy, or the file under $GPUFFT_PROGRAMS_DIR.
+/// The source text of programs/<name>: one added by add_program_source(), else the embedded copy,
+/// or the file under $GPUFFT_PROGRAMS_DIR.
 std::string program_source(const std::string& name);
+/// Makes `text` the source of program `name` (for programs that live outside programs/, such as
+/// the benchmarks' probes).
+void add_program_source(const std::string& name, const std::string& text);
 
 struct ProgramSpec {
     std::string vertex;                ///< file in programs/, empty for compute programs
@@ -39,15 +42,10 @@ class GlProgram {
 public:
     GlProgram() = default;
     explicit GlProgram(const ProgramSpec& spec);
-    ~GlProgram();
-    GlProgram(GlProgram&& other) noexcept;
-    GlProgram& operator=(GlProgram&& other) noexcept;
-    GlProgram(const GlProgram&) = delete;
-    GlProgram& operator=(const GlProgram&) = delete;
 
-    GLuint id() const { return id_; }
+    GLuint id() const { return id_.get(); }
     GLint location(Uniform u) const { return locations_[static_cast<size_t>(u)]; }
-    void use() const { glUseProgram(id_); }
+    void use() const { glUseProgram(id_.get()); }
     void set(Uniform u, float v) const;
     void set(Uniform u, float a, float b) const;
     void set(Uniform u, int v) const;
@@ -58,7 +56,7 @@ public:
     void set_mat4(Uniform u, const float* column_major) const;
 
 private:
-    GLuint id_ = 0;
+    ProgramHandle id_;
     std::array<GLint, static_cast<size_t>(Uniform::Count)> locations_{};
 };
 

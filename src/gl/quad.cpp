@@ -19,10 +19,6 @@ void prepare_pass_state() {
     }
 }
 
-QuadBuffer::~QuadBuffer() {
-    if (buffer_) glDeleteBuffers(1, &buffer_);
-}
-
 void QuadBuffer::add(const std::vector<Region>& regions) {
     size_t before = first_.size();
     for (const Region& r : regions) first_.emplace(r, 0);
@@ -36,15 +32,15 @@ void QuadBuffer::add(const std::vector<Region>& regions) {
         corners.insert(corners.end(), {x0, y0, x1, y0, x0, y1, x1, y1});
         vertex += 4;
     }
-    if (!buffer_) glGenBuffers(1, &buffer_);
-    glBindBuffer(GL_ARRAY_BUFFER, buffer_);
+    if (!buffer_) buffer_ = new_buffer();
+    glBindBuffer(GL_ARRAY_BUFFER, buffer_.get());
     glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(corners.size() * sizeof(float)), corners.data(), GL_STATIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
 void QuadBuffer::bind() {
     if (GLEW_VERSION_3_0) glBindVertexArray(0);
-    glBindBuffer(GL_ARRAY_BUFFER, buffer_);
+    glBindBuffer(GL_ARRAY_BUFFER, buffer_.get());
     glEnableVertexAttribArray(kPositionAttribute);
     glVertexAttribPointer(kPositionAttribute, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
 }

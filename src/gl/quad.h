@@ -2,7 +2,7 @@
 // 4-vertex triangle strip through quad.vert's a_position.
 #pragma once
 
-#include "gl/gl.h"
+#include "gl/handle.h"
 
 #include <map>
 #include <tuple>
@@ -26,7 +26,6 @@ void prepare_pass_state();
 class QuadBuffer {
 public:
     QuadBuffer() = default;
-    ~QuadBuffer();
     QuadBuffer(const QuadBuffer&) = delete;
     QuadBuffer& operator=(const QuadBuffer&) = delete;
 
@@ -39,7 +38,7 @@ public:
     void unbind();
 
 private:
-    GLuint buffer_ = 0;
+    BufferHandle buffer_;
     std::map<Region, GLint> first_;
 };
 

@@ -3,7 +3,7 @@
 // GL_NEAREST, exactly, whatever the size.
 #pragma once
 
-#include "gl/gl.h"
+#include "gl/handle.h"
 
 #include <vector>
 
@@ -18,13 +18,8 @@ public:
     Texture() = default;
     /// Allocates width x height; throws GlError on a size above the GL limit or GL_OUT_OF_MEMORY.
     Texture(int width, int height, Storage storage = Storage::Float32);
-    ~Texture();
-    Texture(Texture&& other) noexcept;
-    Texture& operator=(Texture&& other) noexcept;
-    Texture(const Texture&) = delete;
-    Texture& operator=(const Texture&) = delete;
 
-    GLuint id() const { return id_; }
+    GLuint id() const { return id_.get(); }
     int width() const { return width_; }
     int height() const { return height_; }
     Storage storage() const { return storage_; }
@@ -35,7 +30,7 @@ public:
     static Texture table(int width, const float* rgba);
 
 private:
-    GLuint id_ = 0;
+    TextureHandle id_;
     int width_ = 0, height_ = 0;
     Storage storage_ = Storage::Float32;
 };
@@ -46,15 +41,10 @@ public:
     RenderTarget() = default;
     /// With `depth`, a 24-bit depth renderbuffer is attached too (for drawing a scene).
     RenderTarget(int width, int height, Storage storage = Storage::Float32, bool depth = false);
-    ~RenderTarget();
-    RenderTarget(RenderTarget&& other) noexcept;
-    RenderTarget& operator=(RenderTarget&& other) noexcept;
-    RenderTarget(const RenderTarget&) = delete;
-    RenderTarget& operator=(const RenderTarget&) = delete;
 
     const Texture& texture() const { return texture_; }
     Texture& texture() { return texture_; }
-    GLuint framebuffer() const { return fbo_; }
+    GLuint framebuffer() const { return fbo_.get(); }
     int width() const { return texture_.width(); }
     int height() const { return texture_.height(); }
 
@@ -63,13 +53,11 @@ public:
     /// Reads the whole target back: width*height RGBA floats, row 0 first.
     std::vector<float> download() const;
     void download(float* rgba) const;
-    /// The same by glReadPixels into client memory (kept for measuring the difference).
-    void download_read_pixels(float* rgba) const;
 
 private:
     Texture texture_;
-    GLuint fbo_ = 0;
-    GLuint depth_ = 0;
+    FramebufferHandle fbo_;
+    RenderbufferHandle depth_;
 };
 
 /// The largest side of a texture that can also be drawn into: min(rectangle-texture limit, viewport).
@@ -81,21 +69,16 @@ class PlaneTarget {
 public:
     PlaneTarget() = default;
     PlaneTarget(int width, int height, int layers = 8, Storage storage = Storage::Float32);
-    ~PlaneTarget();
-    PlaneTarget(PlaneTarget&& other) noexcept;
-    PlaneTarget& operator=(PlaneTarget&& other) noexcept;
-    PlaneTarget(const PlaneTarget&) = delete;
-    PlaneTarget& operator=(const PlaneTarget&) = delete;
 
-    GLuint texture() const { return texture_; }
+    GLuint texture() const { return texture_.get(); }
     int width() const { return width_; }
     int height() const { return height_; }
     /// Binds the framebuffer with every layer as a draw buffer and sets the viewport.
     void bind_for_drawing() const;
 
 private:
-    void release();
-    GLuint texture_ = 0, fbo_ = 0;
+    TextureHandle texture_;
+    FramebufferHandle fbo_;
     int width_ = 0, height_ = 0, layers_ = 0;
 };
 

@@ -1,6 +1,6 @@
 #include "image/convolve_fftw.h"
 
-#include "gl/gl.h"  // gpufft::Error
+#include "base/error.h"
 
 #include <fftw3.h>
 

@@ -1,6 +1,6 @@
 #include "image/files.h"
 
-#include "gl/gl.h"  // gpufft::Error
+#include "base/error.h"
 
 #include <cerrno>
 #include <cstring>

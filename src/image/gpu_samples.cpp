@@ -18,35 +18,34 @@ constexpr int kGroup = 16;  // the programs' local size, both axes
 int table_rows(size_t entries) { return static_cast<int>((entries + kTableWidth - 1) / kTableWidth); }
 
 /// A rectangle texture of `internal` format, nearest sampling; throws GlError on failure.
-GLuint make_texture(GLenum internal, GLenum format, GLenum type, int width, int height, const void* data,
-                    const char* what) {
+TextureHandle make_texture(GLenum internal, GLenum format, GLenum type, int width, int height, const void* data,
+                           const char* what) {
     while (glGetError() != GL_NO_ERROR) {}
-    GLuint id = 0;
-    glGenTextures(1, &id);
-    glBindTexture(GL_TEXTURE_RECTANGLE, id);
+    TextureHandle id = new_texture();
+    glBindTexture(GL_TEXTURE_RECTANGLE, id.get());
     glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexImage2D(GL_TEXTURE_RECTANGLE, 0, static_cast<GLint>(internal), width, height, 0, format, type, data);
     glBindTexture(GL_TEXTURE_RECTANGLE, 0);
     GLenum e = glGetError();
-    if (e != GL_NO_ERROR) {
-        glDeleteTextures(1, &id);
+    if (e != GL_NO_ERROR)
         throw GlError(std::string(e == GL_OUT_OF_MEMORY ? "out of GPU memory" : gl_error_name(e)) + " in allocating " +
                       what + " (" + std::to_string(width) + "x" + std::to_string(height) + ")");
-    }
     return id;
 }
 
-/// Grows a texture to at least width x height (contents not kept).
-void reserve_texture(GLuint& id, int& have_w, int& have_h, GLenum internal, GLenum format, GLenum type, int width,
-                     int height, const char* what) {
-    if (id && width <= have_w && height <= have_h) return;
-    if (id) glDeleteTextures(1, &id);
-    id = 0;
-    have_w = std::max(width, have_w);
-    have_h = std::max(height, have_h);
-    id = make_texture(internal, format, type, have_w, have_h, nullptr, what);
+}  // namespace
+
+void SampleIo::OutTexture::reserve(bool wide, int w, int h) {
+    if (id && w <= width && h <= height) return;
+    id.reset();
+    width = std::max(w, width);
+    height = std::max(h, height);
+    id = make_texture(wide ? GL_RGBA16UI : GL_RGBA8UI, GL_RGBA_INTEGER, wide ? GL_UNSIGNED_SHORT : GL_UNSIGNED_BYTE, width,
+                      height, nullptr, "the output's samples");
 }
+
+namespace {
 
 void bind_rect(GLenum unit, GLuint texture) {
     glActiveTexture(unit);
@@ -97,21 +96,15 @@ std::vector<float> encode_table(int depth, bool linear, const Transfer& t) {
 }
 
 struct SampleIo::Table {
-    GLuint texture = 0;
+    TextureHandle texture;
 };
 
-SampleIo::SampleIo(ProgramCache& programs) : programs_(programs) {
-    for (Slot& s : slots_) glGenQueries(2, s.queries);
-}
+SampleIo::SampleIo(ProgramCache& programs) : programs_(programs) {}
 
 SampleIo::~SampleIo() {
     for (Slot& s : slots_) {
         if (s.fence) glDeleteSync(s.fence);
-        glDeleteQueries(2, s.queries);
     }
-    for (auto& [key, t] : tables_) glDeleteTextures(1, &t.texture);
-    for (GLuint t : {out8_, out16_})
-        if (t) glDeleteTextures(1, &t);
 }
 
 bool SampleLimits::fits(int width, int height, int in_channels, int in_depth, int out_channels, int out_depth) const {
@@ -141,7 +134,7 @@ const SampleIo::Table& SampleIo::table(bool encode, int depth, bool linear, cons
     Table table;
     table.texture = make_texture(GL_RG32F, GL_RG, GL_FLOAT, kTableWidth, static_cast<int>(data.size() / 2 / kTableWidth),
                                  data.data(), "a sample table");
-    return tables_.emplace(key, table).first->second;
+    return tables_.emplace(key, std::move(table)).first->second;
 }
 
 void SampleIo::upload(const Samples& in) {
@@ -150,7 +143,7 @@ void SampleIo::upload(const Samples& in) {
     width_ = in.width;
     height_ = in.height;
     depth_ = in.depth;
-    glQueryCounter(s.queries[0], GL_TIMESTAMP);
+    s.timer.begin();
     // A whole number of words: the programs read 32 bits at a time.
     s.in.reserve((in.data.size() + 3) / 4 * 4, "the image's samples");
     s.in.write(in.data.data(), in.data.size());
@@ -167,7 +160,7 @@ void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int o
     const Table& t = table(false, c.in_depth, c.linear, c.transfer);
     p.use();
     slots_[next_].in.bind(1);
-    bind_rect(GL_TEXTURE5, t.texture);
+    bind_rect(GL_TEXTURE5, t.texture.get());
     glActiveTexture(GL_TEXTURE0);
     glBindImageTexture(0, grid.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     p.set_ivec2(Uniform::ImageSize, width_, height_);
@@ -182,9 +175,8 @@ void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int o
 
 void SampleIo::pack(const SampleConversion& c, const Texture& result, int origin_x, int origin_y, const Region& out) {
     const bool wide = c.out_depth == 16;
-    GLuint& target = wide ? out16_ : out8_;
-    reserve_texture(target, out_w_, out_h_, wide ? GL_RGBA16UI : GL_RGBA8UI, GL_RGBA_INTEGER,
-                    wide ? GL_UNSIGNED_SHORT : GL_UNSIGNED_BYTE, width_, height_, "the output's samples");
+    OutTexture& target = wide ? out16_ : out8_;
+    target.reserve(wide, width_, height_);
     const unsigned max = (1u << c.out_depth) - 1;
     unsigned top = 1;
     while (top * 2 <= max) top *= 2;
@@ -194,9 +186,9 @@ void SampleIo::pack(const SampleConversion& c, const Texture& result, int origin
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
     p.use();
     bind_rect(GL_TEXTURE0, result.id());
-    bind_rect(GL_TEXTURE5, t.texture);
+    bind_rect(GL_TEXTURE5, t.texture.get());
     glActiveTexture(GL_TEXTURE0);
-    glBindImageTexture(0, target, 0, GL_FALSE, 0, GL_WRITE_ONLY, wide ? GL_RGBA16UI : GL_RGBA8UI);
+    glBindImageTexture(0, target.id.get(), 0, GL_FALSE, 0, GL_WRITE_ONLY, wide ? GL_RGBA16UI : GL_RGBA8UI);
     p.set_ivec2(Uniform::Origin, origin_x, origin_y);
     p.set_ivec2(Uniform::Offset, out.x0, out.y0);
     p.set_ivec2(Uniform::Extent, out.x1 - out.x0, out.y1 - out.y0);
@@ -222,7 +214,7 @@ void SampleIo::read_back(const SampleConversion& c) {
     const GlProgram& p = programs_.get({"", "serialize.comp", wide ? std::vector<std::string>{"WIDE"} : std::vector<std::string>{}, false});
     p.use();
     glActiveTexture(GL_TEXTURE4);
-    glBindTexture(GL_TEXTURE_RECTANGLE, wide ? out16_ : out8_);
+    glBindTexture(GL_TEXTURE_RECTANGLE, (wide ? out16_ : out8_).id.get());
     glActiveTexture(GL_TEXTURE0);
     s.out.bind(2);
     p.set_ivec2(Uniform::ImageSize, width_, height_);
@@ -236,7 +228,7 @@ void SampleIo::read_back(const SampleConversion& c) {
     glUseProgram(0);
     // The copy out of the buffer sees the stores.
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    glQueryCounter(s.queries[1], GL_TIMESTAMP);
+    s.timer.end();
     s.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     check_gl("reading samples back");
     next_ = (next_ + 1) % slots_.size();
@@ -254,12 +246,7 @@ Samples SampleIo::collect(double* gpu_ms) {
     out.resize(s.width, s.height, s.channels, s.depth);
     s.out.read(out.data.data(), out.data.size());
     check_gl("copying samples back");
-    if (gpu_ms) {
-        GLuint64 start = 0, stop = 0;
-        glGetQueryObjectui64v(s.queries[0], GL_QUERY_RESULT, &start);
-        glGetQueryObjectui64v(s.queries[1], GL_QUERY_RESULT, &stop);
-        *gpu_ms = stop > start ? static_cast<double>(stop - start) * 1e-6 : 0.0;
-    }
+    if (gpu_ms) *gpu_ms = s.timer.milliseconds();
     return out;
 }
 

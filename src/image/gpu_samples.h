@@ -10,6 +10,7 @@
 #include "gl/program.h"
 #include "gl/quad.h"  // Region
 #include "gl/texture.h"
+#include "gl/timer.h"
 #include "image/colour.h"
 #include "image/png_io.h"
 
@@ -82,12 +83,18 @@ private:
     const Table& table(bool encode, int depth, bool linear, const Transfer& t);
 
     ProgramCache& programs_;
-    GLuint out8_ = 0, out16_ = 0;
-    int out_w_ = 0, out_h_ = 0, width_ = 0, height_ = 0, depth_ = 8;
+    /// The packed output, RGBA8UI or RGBA16UI, grown to the largest image.
+    struct OutTexture {
+        TextureHandle id;
+        int width = 0, height = 0;
+        void reserve(bool wide, int width, int height);
+    };
+    OutTexture out8_, out16_;
+    int width_ = 0, height_ = 0, depth_ = 8;
     struct Slot {
         StorageBuffer in, out;  // the image's samples, the output's bytes
         GLsync fence = nullptr;
-        GLuint queries[2] = {0, 0};  // timestamps: upload, read-back
+        GpuTimer timer;  // from the upload to the read-back
         int width = 0, height = 0, channels = 0, depth = 8;
     };
     std::array<Slot, 2> slots_;

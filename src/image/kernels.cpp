@@ -1,8 +1,8 @@
 #include "image/kernels.h"
 
-#include "app/cli.h"
-#include "fft/reference.h"
-#include "gl/gl.h"  // gpufft::Error
+#include "base/parse.h"
+#include "reference/reference.h"
+#include "base/error.h"
 #include "image/png_io.h"
 
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "image/png_io.h"
 
-#include "gl/gl.h"  // gpufft::Error
+#include "base/error.h"
 #include "image/files.h"
 
 #include <png.h>

@@ -1,6 +1,6 @@
 #include "image/spectral.h"
 
-#include "app/cli.h"
+#include "base/parse.h"
 #include "fft/layout.h"
 #include "fft/spectrum_view.h"
 

@@ -150,19 +150,14 @@ Mat4 Camera::projection(float aspect) const {
 TeapotScene::TeapotScene(ProgramCache& programs, int segments) : programs_(programs) {
     Mesh mesh = teapot_mesh(segments);
     vertices_ = static_cast<GLsizei>(mesh.vertices());
-    glGenBuffers(1, &positions_);
-    glBindBuffer(GL_ARRAY_BUFFER, positions_);
+    positions_ = new_buffer();
+    glBindBuffer(GL_ARRAY_BUFFER, positions_.get());
     glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(mesh.positions.size() * sizeof(float)), mesh.positions.data(), GL_STATIC_DRAW);
-    glGenBuffers(1, &normals_);
-    glBindBuffer(GL_ARRAY_BUFFER, normals_);
+    normals_ = new_buffer();
+    glBindBuffer(GL_ARRAY_BUFFER, normals_.get());
     glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(mesh.normals.size() * sizeof(float)), mesh.normals.data(), GL_STATIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     check_gl("uploading the teapot");
-}
-
-TeapotScene::~TeapotScene() {
-    glDeleteBuffers(1, &positions_);
-    glDeleteBuffers(1, &normals_);
 }
 
 void TeapotScene::render(RenderTarget& target, const Camera& camera, const SceneLook& look) {
@@ -190,10 +185,10 @@ void TeapotScene::render(RenderTarget& target, const Camera& camera, const Scene
     program.set(Uniform::Exposure, look.highlight);
 
     if (GLEW_VERSION_3_0) glBindVertexArray(0);
-    glBindBuffer(GL_ARRAY_BUFFER, positions_);
+    glBindBuffer(GL_ARRAY_BUFFER, positions_.get());
     glEnableVertexAttribArray(kPositionAttribute);
     glVertexAttribPointer(kPositionAttribute, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
-    glBindBuffer(GL_ARRAY_BUFFER, normals_);
+    glBindBuffer(GL_ARRAY_BUFFER, normals_.get());
     glEnableVertexAttribArray(kNormalAttribute);
     glVertexAttribPointer(kNormalAttribute, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
     glDrawArrays(GL_TRIANGLES, 0, vertices_);

@@ -39,7 +39,6 @@ struct SceneLook {
 class TeapotScene {
 public:
     explicit TeapotScene(ProgramCache& programs, int segments = 14);
-    ~TeapotScene();
     TeapotScene(const TeapotScene&) = delete;
     TeapotScene& operator=(const TeapotScene&) = delete;
 
@@ -49,7 +48,7 @@ public:
 
 private:
     ProgramCache& programs_;
-    GLuint positions_ = 0, normals_ = 0;
+    BufferHandle positions_, normals_;
     GLsizei vertices_ = 0;
 };
 

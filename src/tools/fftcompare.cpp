@@ -3,11 +3,11 @@
 // accuracy against FFTW in double precision next to FFTW in single precision, and speed.
 #include "app/cli.h"
 #include "fft/compute_fft.h"
-#include "fft/fftw_filter.h"
+#include "reference/fftw_filter.h"
 #include "fft/fragment_fft.h"
 #include "fft/filter.h"
 #include "fft/layout.h"
-#include "fft/reference.h"
+#include "reference/reference.h"
 #include "image/convolve.h"
 #include "image/files.h"
 #include "image/kernels.h"
@@ -98,16 +98,10 @@ void print_help() {
 
 std::vector<Size> parse_sizes(const std::string& list) {
     std::vector<Size> sizes;
-    size_t start = 0;
-    while (true) {
-        size_t comma = list.find(',', start);
-        Size s;
-        parse_size(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start), "--sizes", s.m, s.n);
-        if (s.m < 2 || s.n < 2 || !is_power_of_two(s.m) || !is_power_of_two(s.n))
-            throw UsageError("--sizes: " + std::to_string(s.m) + "x" + std::to_string(s.n) + " is not two powers of two of at least 2");
-        sizes.push_back(s);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
+    for (auto [m, n] : parse_size_list(list, "--sizes")) {
+        if (m < 2 || n < 2 || !is_power_of_two(m) || !is_power_of_two(n))
+            throw UsageError("--sizes: " + std::to_string(m) + "x" + std::to_string(n) + " is not two powers of two of at least 2");
+        sizes.push_back({m, n});
     }
     return sizes;
 }
@@ -558,13 +552,8 @@ int run(Options o) {
     }
     std::vector<FftOptions> implementations = {o.fft};
     if (!o.fft_chosen) {  // every implementation side by side
-        FftOptions radix2 = o.fft, fast = o.fft, compute = o.fft;
-        radix2.radix = 2;
-        radix2.backend = Backend::Fragment;
-        fast.backend = Backend::Fragment;
-        compute.backend = Backend::Compute;
-        implementations = {radix2, fast};
-        if (ComputeFft::supported()) implementations.push_back(compute);
+        implementations.clear();
+        for (const Implementation& i : gl_implementations(o.fft)) implementations.push_back(i.options);
     }
     std::vector<Row> rows;
     for (Size s : o.sizes) {

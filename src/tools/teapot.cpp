@@ -116,15 +116,11 @@ void print_help() {
 
 std::vector<int> parse_sizes(const std::string& list) {
     std::vector<int> sizes;
-    size_t start = 0;
-    while (start <= list.size()) {
-        size_t comma = list.find(',', start);
-        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        int n = parse_int(item, "--bench-sizes", 2, 1 << 16);
-        if (!is_power_of_two(n)) throw UsageError("--bench-sizes: " + item + " is not a power of two");
-        sizes.push_back(n);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
+    for (auto [w, h] : parse_size_list(list, "--bench-sizes")) {
+        if (w != h || w < 2 || !is_power_of_two(w))
+            throw UsageError("--bench-sizes: " + std::to_string(w) + (w == h ? "" : "x" + std::to_string(h)) +
+                             " is not a power of two (the teapot's frames are square)");
+        sizes.push_back(w);
     }
     return sizes;
 }
@@ -429,17 +425,11 @@ void print_tables(const std::vector<BenchRow>& rows, const std::string& device) 
     }
 }
 
-/// What --bench compares: the implementation asked for, else every one this build has.
+/// What --bench compares: the implementation asked for, else every one this context runs.
 std::vector<FftOptions> bench_implementations(const Options& o) {
     if (o.fft_chosen) return {o.fft};
-    FftOptions radix2 = o.fft, fast = o.fft, compute = o.fft;
-    radix2.radix = 2;
-    radix2.backend = Backend::Fragment;
-    fast.radix = 0;
-    fast.backend = Backend::Fragment;
-    compute.backend = Backend::Compute;
-    std::vector<FftOptions> all = {radix2, fast};
-    if (ComputeFft::supported()) all.push_back(compute);
+    std::vector<FftOptions> all;
+    for (const Implementation& i : gl_implementations(o.fft)) all.push_back(i.options);
     return all;
 }
 

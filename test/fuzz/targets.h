@@ -7,7 +7,7 @@
 // exception, a multi-line message) is a finding.
 #pragma once
 
-#include "gl/gl.h"
+#include "base/error.h"
 #include "image/kernels.h"
 #include "image/png_io.h"
 

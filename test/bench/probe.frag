@@ -1,4 +1,4 @@
-// probe.frag: a synthetic pass for measuring what bounds a fragment pass (bin/passprobe): FETCHES
+// probe.frag: a synthetic pass for measuring what bounds a fragment pass (bin/bench/passprobe): FETCHES
 // texel reads spread along the row as an FFT pass spreads them, summed, written to TARGETS
 // render targets. Not part of the chain.
 

@@ -1,11 +1,13 @@
-// passprobe: what bounds a pass on this GPU. Times synthetic full-screen passes (programs/probe.frag)
+// passprobe: what bounds a pass on this GPU. Times synthetic full-screen passes (test/bench/probe.frag)
 // with 1..32 texel fetches per fragment and 1..8 render targets per fragment, in RGBA32F and
-// RGBA16F, and the same work as a compute shader (programs/probe.comp), with GL timer queries.
+// RGBA16F, and the same work as a compute shader (test/bench/probe.comp), with GL timer queries.
+// Built by `make bench` (bin/bench/passprobe); the probes are embedded in this program alone.
 #include "app/cli.h"
 #include "gl/context.h"
 #include "gl/program.h"
 #include "gl/quad.h"
 #include "gl/texture.h"
+#include "gl/timer.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,22 +18,26 @@ using namespace gpufft;
 
 namespace {
 
-/// Median microseconds of `draw` (GL_TIME_ELAPSED over `batch` repetitions, divided).
+struct ProbeSource {
+    const char* name;
+    const char* text;
+};
+const ProbeSource kProbes[] = {
+#include "bench_programs.inc"
+};
+
+/// Median microseconds of `draw` (GPU time of `batch` repetitions, divided).
 template <typename F>
 double time_us(F draw, int batch = 10, int runs = 7) {
-    GLuint q;
-    glGenQueries(1, &q);
+    GpuTimer timer;
     draw();  // warm-up
     std::vector<double> us;
     for (int r = 0; r < runs; ++r) {
-        glBeginQuery(GL_TIME_ELAPSED, q);
+        timer.begin();
         for (int i = 0; i < batch; ++i) draw();
-        glEndQuery(GL_TIME_ELAPSED);
-        GLuint64 ns = 0;
-        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-        us.push_back(static_cast<double>(ns) * 1e-3 / batch);
+        timer.end();
+        us.push_back(timer.milliseconds() * 1e3 / batch);
     }
-    glDeleteQueries(1, &q);
     return median(us);
 }
 
@@ -40,6 +46,7 @@ double time_us(F draw, int batch = 10, int runs = 7) {
 int main(int argc, char** argv) {
     try {
         int size = argc > 1 ? parse_int(argv[1], "size", 64, 16384) : 1024;
+        for (const ProbeSource& p : kProbes) add_program_source(p.name, p.text);
         HeadlessContext context;
         require_fragment_chain_support();
         ProgramCache programs;

@@ -1,4 +1,4 @@
-#include "fft/fftw_filter.h"
+#include "reference/fftw_filter.h"
 
 #include <fftw3.h>
 

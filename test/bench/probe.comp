@@ -1,4 +1,4 @@
-// probe.comp: the compute-shader counterpart of probe.frag (bin/passprobe): one invocation per
+// probe.comp: the compute-shader counterpart of probe.frag (bin/bench/passprobe): one invocation per
 // texel reads FETCHES texels and writes one, through image load/store. Not part of the chain.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0) uniform sampler2DRect u_src;

@@ -1,4 +1,4 @@
-#include "fft/reference.h"
+#include "reference/reference.h"
 
 #include <fftw3.h>
 

@@ -1,0 +1,50 @@
+#include "base/parse.h"
+
+#include "base/error.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace gpufft {
+
+double parse_double(const std::string& text, const std::string& what, double lo, double hi) {
+    char* end = nullptr;
+    errno = 0;
+    double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(v)) throw UsageError(what + " '" + text + "' is not a number");
+    if (v < lo || v > hi) {
+        char range[96];
+        std::snprintf(range, sizeof range, " must be in [%g, %g]", lo, hi);
+        throw UsageError(what + " " + text + range);
+    }
+    return v;
+}
+
+int parse_int(const std::string& text, const std::string& what, int lo, int hi) {
+    double v = parse_double(text, what, lo, hi);
+    if (v != std::floor(v)) throw UsageError(what + " " + text + " must be a whole number");
+    return static_cast<int>(v);
+}
+
+void parse_size(const std::string& text, const std::string& what, int& width, int& height) {
+    size_t x = text.find('x');
+    width = parse_int(text.substr(0, x), what + " width", 1, 1 << 20);
+    height = x == std::string::npos ? width : parse_int(text.substr(x + 1), what + " height", 1, 1 << 20);
+}
+
+std::vector<std::pair<int, int>> parse_size_list(const std::string& list, const std::string& what) {
+    std::vector<std::pair<int, int>> sizes;
+    size_t start = 0;
+    for (;;) {
+        const size_t comma = list.find(',', start);
+        std::pair<int, int> s;
+        parse_size(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start), what, s.first, s.second);
+        sizes.push_back(s);
+        if (comma == std::string::npos) return sizes;
+        start = comma + 1;
+    }
+}
+
+}  // namespace gpufft

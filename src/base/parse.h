@@ -1,0 +1,18 @@
+// Numbers and sizes written by a user (options, kernel specs): each mistake is a UsageError that
+// quotes the text and says what was expected.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpufft {
+
+double parse_double(const std::string& text, const std::string& what, double lo, double hi);
+int parse_int(const std::string& text, const std::string& what, int lo, int hi);
+/// "WxH" (or "N" for N x N).
+void parse_size(const std::string& text, const std::string& what, int& width, int& height);
+/// A comma-separated list of sizes, each "WxH" or "N".
+std::vector<std::pair<int, int>> parse_size_list(const std::string& list, const std::string& what);
+
+}  // namespace gpufft
