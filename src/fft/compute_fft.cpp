@@ -164,7 +164,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // tiled texture) and 2 for columns, where that still leaves two components per exchange
     // round (measured on the H200: one component, eight rounds an exchange, ran 3-10x slower).
     // Pair 0's mirror in step B needs two.
-    const bool mirror_b = d.pair0 && d.step == 2 && (d.store == "STORE_SPECTRUM" || d.multiply_last);
+    const bool mirror_b = d.pair0 && d.step == 2 && (d.store == Store::Spectrum || d.multiply_last);
     const bool chosen = options_.compute_lines != 0 || mirror_b;
     int lines = mirror_b ? 2 : options_.compute_lines ? options_.compute_lines : rows ? 4 : short_columns ? 1 : 2;
     int pad = 0;
@@ -194,15 +194,15 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     std::vector<int> forward = line_radices(s.length, s.radix), inverse = forward;
     // The filter's inverse column stage starts with the forward's last radix: the first inverse
     // butterfly reads exactly the elements the last forward one wrote, still in registers.
-    if (d.transform == "FILTER") {
+    if (d.transform == Transform::Filter) {
         inverse.assign(1, forward.back());
         inverse.insert(inverse.end(), forward.begin(), forward.end() - 1);
     }
     std::vector<std::string> defines = {
         d.axis == Axis::Rows ? "ROWS" : "COLUMNS",
-        d.load,
-        d.transform,
-        d.store,
+        define_of(d.load),
+        define_of(d.transform),
+        define_of(d.store),
         "LENGTH " + std::to_string(s.length),
         "RADIX " + std::to_string(forward.front()),
         "THREADS " + std::to_string(s.length / forward.front()),
@@ -242,20 +242,20 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
             // Four-step: A from the pass's source into the scratch target (complex lines as row or
             // column pairs), B from there to the pass's target. A filter's column pass runs the
             // forward pair, the multiply at the end of its B, then the inverse pair.
-            const char* pair = rows ? "ROW_PAIR" : "COLUMN_PAIR";
+            const Load load_pair = rows ? Load::RowPair : Load::ColumnPair;
+            const Store store_pair = rows ? Store::RowPair : Store::ColumnPair;
             const Texture* scratch = &scratch_.texture();
-            auto step = [&](int n, const std::string& load, const char* transform, const std::string& store, const Texture* from,
-                            const Texture* to, float scale, float gain, const std::string& label) {
+            auto step = [&](int n, Load load, Transform transform, Store store, const Texture* from, const Texture* to, float scale,
+                            float gain, const std::string& label) {
                 return Dispatch{p.axis, false, n, load, transform, store, false, from, to, scale, gain, label};
             };
-            const std::string load_pair = std::string("LOAD_") + pair, store_pair = std::string("STORE_") + pair;
-            if (std::string(p.transform) == "FILTER") {
+            if (p.transform == Transform::Filter) {
                 // The intermediate between the two pairs: the pass's source, read by step A already.
-                steps.push_back(step(1, p.load, "FORWARD", store_pair, p.source, scratch, p.scale, 1, std::string(p.label) + " A"));
-                steps.push_back(step(2, load_pair, "FORWARD", store_pair, scratch, p.source, 1, p.gain, std::string(p.label) + " B"));
+                steps.push_back(step(1, p.load, Transform::Forward, store_pair, p.source, scratch, p.scale, 1, std::string(p.label) + " A"));
+                steps.push_back(step(2, load_pair, Transform::Forward, store_pair, scratch, p.source, 1, p.gain, std::string(p.label) + " B"));
                 steps.back().multiply_last = true;
-                steps.push_back(step(1, load_pair, "INVERSE", store_pair, p.source, scratch, 1, 1, std::string(p.label) + " A'"));
-                steps.push_back(step(2, load_pair, "INVERSE", p.store, scratch, p.target, 1, 1, std::string(p.label) + " B'"));
+                steps.push_back(step(1, load_pair, Transform::Inverse, store_pair, p.source, scratch, 1, 1, std::string(p.label) + " A'"));
+                steps.push_back(step(2, load_pair, Transform::Inverse, p.store, scratch, p.target, 1, 1, std::string(p.label) + " B'"));
             } else {
                 steps.push_back(step(1, p.load, p.transform, store_pair, p.source, scratch, p.scale, 1, std::string(p.label) + " A"));
                 steps.push_back(step(2, load_pair, p.transform, p.store, scratch, p.target, 1, p.gain, std::string(p.label) + " B"));
@@ -343,25 +343,54 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
     }
 }
 
+const char* ComputeFft::define_of(Load l) {
+    switch (l) {
+        case Load::RowPair: return "LOAD_ROW_PAIR";
+        case Load::Untangled: return "LOAD_UNTANGLED";
+        case Load::Spectrum: return "LOAD_SPECTRUM";
+        case Load::ColumnPair: return "LOAD_COLUMN_PAIR";
+    }
+    return "";
+}
+
+const char* ComputeFft::define_of(Transform t) {
+    switch (t) {
+        case Transform::Forward: return "FORWARD";
+        case Transform::Inverse: return "INVERSE";
+        case Transform::Filter: return "FILTER";
+    }
+    return "";
+}
+
+const char* ComputeFft::define_of(Store s) {
+    switch (s) {
+        case Store::RowPair: return "STORE_ROW_PAIR";
+        case Store::Spectrum: return "STORE_SPECTRUM";
+        case Store::RowPairs: return "STORE_ROW_PAIRS";
+        case Store::ColumnPair: return "STORE_COLUMN_PAIR";
+    }
+    return "";
+}
+
 std::vector<ComputeFft::Pass> ComputeFft::forward_passes(const Texture& image, RenderTarget& spectrum) const {
     const float m = static_cast<float>(width_), n = static_cast<float>(height_);
-    return {{Axis::Rows, "LOAD_ROW_PAIR", "FORWARD", "STORE_ROW_PAIR", &image, &rows_out_.texture(), 1, 1, "rows forward"},
-            {Axis::Columns, "LOAD_UNTANGLED", "FORWARD", "STORE_SPECTRUM", &rows_out_.texture(), &spectrum.texture(), 1 / m, 1 / n,
+    return {{Axis::Rows, Load::RowPair, Transform::Forward, Store::RowPair, &image, &rows_out_.texture(), 1, 1, "rows forward"},
+            {Axis::Columns, Load::Untangled, Transform::Forward, Store::Spectrum, &rows_out_.texture(), &spectrum.texture(), 1 / m, 1 / n,
              "columns forward"}};
 }
 
 std::vector<ComputeFft::Pass> ComputeFft::inverse_passes(const Texture& spectrum, RenderTarget& image) const {
-    return {{Axis::Columns, "LOAD_SPECTRUM", "INVERSE", "STORE_ROW_PAIRS", &spectrum, &columns_out_.texture(), 1, 1, "columns inverse"},
-            {Axis::Rows, "LOAD_ROW_PAIR", "INVERSE", "STORE_ROW_PAIR", &columns_out_.texture(), &image.texture(), 1, 1, "rows inverse"}};
+    return {{Axis::Columns, Load::Spectrum, Transform::Inverse, Store::RowPairs, &spectrum, &columns_out_.texture(), 1, 1, "columns inverse"},
+            {Axis::Rows, Load::RowPair, Transform::Inverse, Store::RowPair, &columns_out_.texture(), &image.texture(), 1, 1, "rows inverse"}};
 }
 
 std::vector<ComputeFft::Pass> ComputeFft::filter_passes(const Texture& image, RenderTarget& out) const {
     // The kernel's spectrum carries 1/(MN); the image's column transform lacks its 1/N: gain M.
     const float m = static_cast<float>(width_);
-    return {{Axis::Rows, "LOAD_ROW_PAIR", "FORWARD", "STORE_ROW_PAIR", &image, &rows_out_.texture(), 1, 1, "rows forward"},
-            {Axis::Columns, "LOAD_UNTANGLED", "FILTER", "STORE_ROW_PAIRS", &rows_out_.texture(), &columns_out_.texture(), 1 / m, m,
+    return {{Axis::Rows, Load::RowPair, Transform::Forward, Store::RowPair, &image, &rows_out_.texture(), 1, 1, "rows forward"},
+            {Axis::Columns, Load::Untangled, Transform::Filter, Store::RowPairs, &rows_out_.texture(), &columns_out_.texture(), 1 / m, m,
              "columns filter"},
-            {Axis::Rows, "LOAD_ROW_PAIR", "INVERSE", "STORE_ROW_PAIR", &columns_out_.texture(), &out.texture(), 1, 1, "rows inverse"}};
+            {Axis::Rows, Load::RowPair, Transform::Inverse, Store::RowPair, &columns_out_.texture(), &out.texture(), 1, 1, "rows inverse"}};
 }
 
 void ComputeFft::forward(const Texture& image, RenderTarget& spectrum, Profile* profile) {

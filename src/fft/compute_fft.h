@@ -40,12 +40,22 @@ public:
 
 private:
     enum class Axis { Rows, Columns };
+    /// How fft_line.comp reads its lines (LOAD_*): row pairs of a real image, the untangled row
+    /// spectra's columns, a spectrum's columns, or the four-step intermediates (row or column pairs).
+    enum class Load { RowPair, Untangled, Spectrum, ColumnPair };
+    enum class Transform { Forward, Inverse, Filter };
+    /// How it writes them (STORE_*): row pairs, the compressed spectrum (Eq. 10), the row pairs an
+    /// inverse column pass leaves, or the four-step intermediates.
+    enum class Store { RowPair, Spectrum, RowPairs, ColumnPair };
+    static const char* define_of(Load l);
+    static const char* define_of(Transform t);
+    static const char* define_of(Store s);
     /// One logical pass of a transform, before it becomes dispatches.
     struct Pass {
         Axis axis;
-        const char* load;       ///< LOAD_ROW_PAIR, LOAD_UNTANGLED, LOAD_SPECTRUM
-        const char* transform;  ///< FORWARD, INVERSE or FILTER
-        const char* store;      ///< STORE_ROW_PAIR, STORE_SPECTRUM, STORE_ROW_PAIRS
+        Load load;
+        Transform transform;
+        Store store;
         const Texture* source;
         const Texture* target;
         float scale, gain;
@@ -57,7 +67,9 @@ private:
         Axis axis;
         bool pair0 = false;
         int step = 0;            ///< 0: whole lines; 1, 2: steps A and B of the four-step route
-        std::string load, transform, store;
+        Load load;
+        Transform transform;
+        Store store;
         bool multiply_last = false;
         const Texture* source;
         const Texture* target;

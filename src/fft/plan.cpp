@@ -201,6 +201,47 @@ std::vector<int> radices(int length) {
 namespace {
 
 /// One stage of the fast chain: its radix and the stride P of its output partitions.
+}  // namespace
+
+const char* define_of(FastVariant::Load l) {
+    using Load = FastVariant::Load;
+    switch (l) {
+        case Load::Image: return "LOAD_IMAGE";
+        case Load::UntangleRows: return "LOAD_UNTANGLE_ROWS";
+        case Load::Spectrum: return "LOAD_SPECTRUM";
+        case Load::Multiply: return "LOAD_MULTIPLY";
+        case Load::Planes: return "LOAD_PLANES";
+        case Load::RowPairs: return "LOAD_ROW_PAIRS";
+    }
+    return "";
+}
+
+const char* define_of(FastVariant::Store s) {
+    using Store = FastVariant::Store;
+    switch (s) {
+        case Store::Planes: return "STORE_PLANES";
+        case Store::Image: return "STORE_IMAGE";
+        case Store::RowPairs: return "STORE_ROW_PAIRS";
+    }
+    return "";
+}
+
+std::vector<std::string> FastVariant::defines() const {
+    std::vector<std::string> d = {rows ? "AXIS_ROWS" : "AXIS_COLUMNS", "RADIX " + std::to_string(radix), define_of(load), define_of(store)};
+    if (inverse && !multiply_between) d.push_back("INVERSE");
+    if (multiply_between) d.push_back("MULTIPLY_BETWEEN");
+    if (computed_twiddles) d.push_back("TWIDDLE_COMPUTED");
+    if (source == Surface::RowPlanes) d.push_back("SRC_ROW_PLANES");
+    if (source == Surface::ColumnPlanes) d.push_back("SRC_COLUMN_PLANES");
+    if (pair == Pair::Tangled) d.push_back("PAIR_TANGLED");
+    if (pair == Pair::Mirror) d.push_back("PAIR_MIRROR");
+    return d;
+}
+
+Variant::Variant(const FastVariant& v) : program(Program::Fft), defines(v.defines()), file("fft_radix.frag"), fast(v) {}
+
+namespace {
+
 struct FastStage {
     int radix, stride;
 };
@@ -220,7 +261,8 @@ std::vector<FastStage> stages_of(const std::vector<int>& order, int length) {
 struct FastPass {
     bool rows, inverse;
     FastStage stage;
-    std::string load, store;
+    FastVariant::Load load;
+    FastVariant::Store store;
     Surface source;
     bool multiply_between = false;
 };
@@ -235,38 +277,42 @@ void add_fast_pass(Plan& plan, const FastPass& f, float scale, bool computed_twi
     pass.radix = f.stage.radix;
     pass.scale = scale;
     pass.source = f.source;
-    pass.target = f.store == "STORE_IMAGE" ? Surface::Output : (f.rows ? Surface::RowPlanes : Surface::ColumnPlanes);
+    pass.target = f.store == FastVariant::Store::Image ? Surface::Output : (f.rows ? Surface::RowPlanes : Surface::ColumnPlanes);
     pass.reads_kernel = f.multiply_between;
-    std::vector<std::string> defines = {f.rows ? "AXIS_ROWS" : "AXIS_COLUMNS", "RADIX " + std::to_string(f.stage.radix), f.load, f.store};
-    if (f.inverse && !f.multiply_between) defines.push_back("INVERSE");
-    if (f.multiply_between) defines.push_back("MULTIPLY_BETWEEN");
-    if (computed_twiddles) defines.push_back("TWIDDLE_COMPUTED");
-    if (f.source == Surface::RowPlanes) defines.push_back("SRC_ROW_PLANES");
-    if (f.source == Surface::ColumnPlanes) defines.push_back("SRC_COLUMN_PLANES");
+    FastVariant v;
+    v.rows = f.rows;
+    v.radix = f.stage.radix;
+    v.load = f.load;
+    v.store = f.store;
+    v.inverse = f.inverse;
+    v.multiply_between = f.multiply_between;
+    v.computed_twiddles = computed_twiddles;
+    v.source = f.source;
     // Plane targets: the transformed axis along x, the lines (row pairs, column pairs) along y.
     const Region target = pass.target == Surface::Output ? Region{0, 0, m, n}
                           : f.rows                      ? Region{0, 0, m / 4, n / 2}
                                                         : Region{0, 0, n / 4, m / 2};
     // Column pair 0 (columns 0 and M/2, tangled) is read, multiplied or stored unlike the others.
-    bool split = !f.rows && (f.load != "LOAD_PLANES" || f.multiply_between);
+    bool split = !f.rows && (f.load != FastVariant::Load::Planes || f.multiply_between);
     if (split) {
-        std::vector<std::string> tangled = defines, mirror = defines;
-        tangled.push_back("PAIR_TANGLED");
-        mirror.push_back("PAIR_MIRROR");
-        add(pass, {Program::Fft, tangled, "fft_radix.frag"}, {0, 0, target.x1, 1});
-        add(pass, {Program::Fft, mirror, "fft_radix.frag"}, {0, 1, target.x1, target.y1});
+        FastVariant tangled = v, mirror = v;
+        tangled.pair = FastVariant::Pair::Tangled;
+        mirror.pair = FastVariant::Pair::Mirror;
+        add(pass, Variant(tangled), {0, 0, target.x1, 1});
+        add(pass, Variant(mirror), {0, 1, target.x1, target.y1});
     } else {
-        add(pass, {Program::Fft, defines, "fft_radix.frag"}, target);
+        add(pass, Variant(v), target);
     }
     plan.passes.push_back(std::move(pass));
 }
 
 /// A run of stages along one axis: the first pass loads with `first_load` from `first_source`, the
 /// last stores with `last_store`, the passes between read and write the axis's planes.
-void add_fast_stages(Plan& plan, bool rows, bool inverse, const std::vector<FastStage>& stages, const std::string& first_load,
-                     Surface first_source, const std::string& last_store, float scale, bool computed_twiddles) {
+void add_fast_stages(Plan& plan, bool rows, bool inverse, const std::vector<FastStage>& stages, FastVariant::Load first_load,
+                     Surface first_source, FastVariant::Store last_store, float scale, bool computed_twiddles) {
     for (size_t i = 0; i < stages.size(); ++i) {
-        FastPass f{rows, inverse, stages[i], i == 0 ? first_load : "LOAD_PLANES", i + 1 == stages.size() ? last_store : "STORE_PLANES",
+        FastPass f{rows, inverse, stages[i], i == 0 ? first_load : FastVariant::Load::Planes,
+                   i + 1 == stages.size() ? last_store : FastVariant::Store::Planes,
                    i == 0 ? first_source : (rows ? Surface::RowPlanes : Surface::ColumnPlanes)};
         add_fast_pass(plan, f, scale, computed_twiddles);
     }
@@ -288,8 +334,8 @@ void add_unplane(Plan& plan) {
 void add_fast_inverse_rows(Plan& plan, bool computed_twiddles) {
     std::vector<int> order = radices(plan.width);  // descending: smallest last
     bool direct = order.back() <= 4;
-    add_fast_stages(plan, true, true, stages_of(order, plan.width), "LOAD_ROW_PAIRS", Surface::ColumnPlanes,
-                    direct ? "STORE_IMAGE" : "STORE_PLANES", 1.0f, computed_twiddles);
+    add_fast_stages(plan, true, true, stages_of(order, plan.width), FastVariant::Load::RowPairs, Surface::ColumnPlanes,
+                    direct ? FastVariant::Store::Image : FastVariant::Store::Planes, 1.0f, computed_twiddles);
     if (!direct) add_unplane(plan);
 }
 
@@ -304,9 +350,9 @@ void check_fast_size(int width, int height) {
 Plan fast_forward_plan(int width, int height, bool computed_twiddles) {
     check_fast_size(width, height);
     Plan plan{width, height, {}};
-    add_fast_stages(plan, true, false, stages_of(radices(width), width), "LOAD_IMAGE", Surface::Input, "STORE_PLANES", 1.0f,
+    add_fast_stages(plan, true, false, stages_of(radices(width), width), FastVariant::Load::Image, Surface::Input, FastVariant::Store::Planes, 1.0f,
                     computed_twiddles);
-    add_fast_stages(plan, false, false, stages_of(radices(height), height), "LOAD_UNTANGLE_ROWS", Surface::RowPlanes, "STORE_PLANES",
+    add_fast_stages(plan, false, false, stages_of(radices(height), height), FastVariant::Load::UntangleRows, Surface::RowPlanes, FastVariant::Store::Planes,
                     1.0f / static_cast<float>(width), computed_twiddles);
     // Untangle columns 0 and M/2, scale by 1/N, and leave the planes for the layout of Eq. 10:
     // the radix-2 chain's last pass, reading planes.
@@ -323,7 +369,7 @@ Plan fast_forward_plan(int width, int height, bool computed_twiddles) {
 Plan fast_inverse_plan(int width, int height, bool computed_twiddles) {
     check_fast_size(width, height);
     Plan plan{width, height, {}};
-    add_fast_stages(plan, false, true, stages_of(radices(height), height), "LOAD_SPECTRUM", Surface::Input, "STORE_ROW_PAIRS", 1.0f,
+    add_fast_stages(plan, false, true, stages_of(radices(height), height), FastVariant::Load::Spectrum, Surface::Input, FastVariant::Store::RowPairs, 1.0f,
                     computed_twiddles);
     add_fast_inverse_rows(plan, computed_twiddles);
     return plan;
@@ -332,7 +378,7 @@ Plan fast_inverse_plan(int width, int height, bool computed_twiddles) {
 Plan fast_filter_plan(int width, int height, bool computed_twiddles) {
     check_fast_size(width, height);
     Plan plan{width, height, {}};
-    add_fast_stages(plan, true, false, stages_of(radices(width), width), "LOAD_IMAGE", Surface::Input, "STORE_PLANES", 1.0f,
+    add_fast_stages(plan, true, false, stages_of(radices(width), width), FastVariant::Load::Image, Surface::Input, FastVariant::Store::Planes, 1.0f,
                     computed_twiddles);
     // Columns. The last forward stage (stride 1) and the first inverse stage (stride N/R) share
     // their R elements, so where R <= 8 one pass does both with the multiply between them; at
@@ -349,19 +395,19 @@ Plan fast_filter_plan(int width, int height, bool computed_twiddles) {
         inverse.insert(inverse.end(), forward.begin(), forward.end() - 1);
         std::vector<FastStage> inverse_stages = stages_of(inverse, height);
         add_fast_stages(plan, false, false, std::vector<FastStage>(forward_stages.begin(), forward_stages.end() - 1),
-                        "LOAD_UNTANGLE_ROWS", Surface::RowPlanes, "STORE_PLANES", row_scale, computed_twiddles);
+                        FastVariant::Load::UntangleRows, Surface::RowPlanes, FastVariant::Store::Planes, row_scale, computed_twiddles);
         const bool first = forward.size() == 1, last = inverse.size() == 1;
-        FastPass between{false, true, inverse_stages.front(), first ? "LOAD_UNTANGLE_ROWS" : "LOAD_PLANES",
-                         last ? "STORE_ROW_PAIRS" : "STORE_PLANES", first ? Surface::RowPlanes : Surface::ColumnPlanes, true};
+        FastPass between{false, true, inverse_stages.front(), first ? FastVariant::Load::UntangleRows : FastVariant::Load::Planes,
+                         last ? FastVariant::Store::RowPairs : FastVariant::Store::Planes, first ? Surface::RowPlanes : Surface::ColumnPlanes, true};
         // When this pass also untangles the rows (one column stage) it needs their 1/M as well;
         // 1/M and the gain M meet on the same values and cancel, so both uniforms are 1.
         add_fast_pass(plan, between, first ? 1.0f : gain, computed_twiddles);
-        add_fast_stages(plan, false, true, std::vector<FastStage>(inverse_stages.begin() + 1, inverse_stages.end()), "LOAD_PLANES",
-                        Surface::ColumnPlanes, "STORE_ROW_PAIRS", 1.0f, computed_twiddles);
+        add_fast_stages(plan, false, true, std::vector<FastStage>(inverse_stages.begin() + 1, inverse_stages.end()), FastVariant::Load::Planes,
+                        Surface::ColumnPlanes, FastVariant::Store::RowPairs, 1.0f, computed_twiddles);
     } else {
-        add_fast_stages(plan, false, false, forward_stages, "LOAD_UNTANGLE_ROWS", Surface::RowPlanes, "STORE_PLANES", row_scale,
+        add_fast_stages(plan, false, false, forward_stages, FastVariant::Load::UntangleRows, Surface::RowPlanes, FastVariant::Store::Planes, row_scale,
                         computed_twiddles);
-        add_fast_stages(plan, false, true, forward_stages, "LOAD_MULTIPLY", Surface::ColumnPlanes, "STORE_ROW_PAIRS", gain,
+        add_fast_stages(plan, false, true, forward_stages, FastVariant::Load::Multiply, Surface::ColumnPlanes, FastVariant::Store::RowPairs, gain,
                         computed_twiddles);
     }
     add_fast_inverse_rows(plan, computed_twiddles);
@@ -396,26 +442,25 @@ bool has(const Variant& v, const char* define) {
 }
 }  // namespace
 
-int radix_of(const Variant& v) {
-    for (const std::string& d : v.defines)
-        if (d.rfind("RADIX ", 0) == 0) return std::stoi(d.substr(6));
-    return 0;
-}
+int radix_of(const Variant& v) { return v.fast ? v.fast->radix : 0; }
 
 Cost cost_of(const Variant& v) {
-    if (int r = radix_of(v)) {
+    if (v.fast) {
         // fft_radix.frag: R inputs, each some fetches and flops for its load; R - 1 twiddle
         // multiplies (6 flops), the sums Z_s (R - 4 complex adds) and the radix-4 outputs (8 complex adds).
-        const bool tangled = has(v, "PAIR_TANGLED");
+        using Load = FastVariant::Load;
+        const FastVariant& f = *v.fast;
+        const int r = f.radix;
+        const bool tangled = f.pair == FastVariant::Pair::Tangled;
         int fetches = 2, load_flops = 0;
-        if (has(v, "LOAD_UNTANGLE_ROWS")) fetches = 4, load_flops = tangled ? 2 : 6;
-        if (has(v, "LOAD_SPECTRUM") && tangled) fetches = 4, load_flops = 6;
-        if (has(v, "LOAD_MULTIPLY")) fetches = tangled ? 8 : 4, load_flops = tangled ? 40 : 8;
-        if (has(v, "MULTIPLY_BETWEEN")) fetches = tangled ? 10 : 4, load_flops = tangled ? 40 : 8;
+        if (f.load == Load::UntangleRows) fetches = 4, load_flops = tangled ? 2 : 6;
+        if (f.load == Load::Spectrum && tangled) fetches = 4, load_flops = 6;
+        if (f.load == Load::Multiply) fetches = tangled ? 8 : 4, load_flops = tangled ? 40 : 8;
+        if (f.multiply_between) fetches = tangled ? 10 : 4, load_flops = tangled ? 40 : 8;
         Cost c;
-        c.fetches = r * fetches + (has(v, "TWIDDLE_COMPUTED") ? 0 : r / 2);
+        c.fetches = r * fetches + (f.computed_twiddles ? 0 : r / 2);
         c.flops = 4 * (r * load_flops + 6 * (r - 1) + 2 * (r - 4) + 16);
-        c.writes = has(v, "STORE_IMAGE") ? 1 : 8;
+        c.writes = f.store == FastVariant::Store::Image ? 1 : 8;
         return c;
     }
     switch (v.program) {

@@ -7,6 +7,7 @@
 #include "gl/quad.h"
 
 #include <array>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -20,19 +21,6 @@ constexpr int kProgramCount = 6;
 /// "fft", "untangle", ...: the program's name in the paper and its file programs/<name>.frag.
 const char* program_name(Program p);
 
-/// A program with its variant #defines (Figure 3's cases), e.g. fft + {AXIS_ROWS, PAIR_TANGLED, PART_REAL}.
-struct Variant {
-    Variant() = default;
-    Variant(Program p, std::vector<std::string> d, std::string f = {}) : program(p), defines(std::move(d)), file(std::move(f)) {}
-    Program program = Program::Pass;
-    std::vector<std::string> defines;
-    std::string file;              ///< the source in programs/; empty: <program name>.frag
-    std::string file_name() const;
-    std::string describe() const;  ///< "fft[AXIS_ROWS PAIR_TANGLED PART_REAL]"
-    bool operator<(const Variant& o) const;
-    bool operator==(const Variant& o) const { return program == o.program && defines == o.defines && file == o.file; }
-};
-
 /// What a pass reads its data from and draws into.
 enum class Surface {
     Input,         ///< the caller's source texture, M x N
@@ -40,6 +28,43 @@ enum class Surface {
     Pair,          ///< the radix-2 chain's two M x N render targets, alternately
     RowPlanes,     ///< the fast chain's row-stage planes: 8 layers of (M/4) x (N/2), two sets alternately
     ColumnPlanes,  ///< the fast chain's column-stage planes: 8 layers of (N/4) x (M/2), likewise
+};
+
+/// The fast chain's one program, fft_radix.frag, as data: which axis and radix, how its first
+/// stage loads (LOAD_*) and its last stores (STORE_*), and the column pair 0 cases. defines()
+/// writes its #defines; everything that asks about a variant reads these fields.
+struct FastVariant {
+    enum class Load { Image, UntangleRows, Spectrum, Multiply, Planes, RowPairs };
+    enum class Store { Planes, Image, RowPairs };
+    enum class Pair { Any, Tangled, Mirror };  ///< column pair 0 (columns 0 and M/2) or the others
+    bool rows = true;
+    int radix = 0;
+    Load load = Load::Planes;
+    Store store = Store::Planes;
+    bool inverse = false;
+    bool multiply_between = false;  ///< forward stage, multiply, first inverse stage in one pass
+    bool computed_twiddles = false;
+    Surface source = Surface::Input;
+    Pair pair = Pair::Any;
+    std::vector<std::string> defines() const;
+};
+const char* define_of(FastVariant::Load l);   ///< "LOAD_IMAGE", ...
+const char* define_of(FastVariant::Store s);  ///< "STORE_PLANES", ...
+
+/// A program with its variant #defines (Figure 3's cases), e.g. fft + {AXIS_ROWS, PAIR_TANGLED, PART_REAL}.
+struct Variant {
+    Variant() = default;
+    Variant(Program p, std::vector<std::string> d, std::string f = {}) : program(p), defines(std::move(d)), file(std::move(f)) {}
+    /// The fast chain's fft_radix.frag variant `v`.
+    explicit Variant(const FastVariant& v);
+    Program program = Program::Pass;
+    std::vector<std::string> defines;
+    std::string file;              ///< the source in programs/; empty: <program name>.frag
+    std::optional<FastVariant> fast;  ///< set for fft_radix.frag: the fields its defines came from
+    std::string file_name() const;
+    std::string describe() const;  ///< "fft[AXIS_ROWS PAIR_TANGLED PART_REAL]"
+    bool operator<(const Variant& o) const;
+    bool operator==(const Variant& o) const { return program == o.program && defines == o.defines && file == o.file; }
 };
 
 /// One quad: a variant drawn over a region.

@@ -481,8 +481,7 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
             const Pass& p = plan.passes[k];
             std::string key = p.label.substr(0, p.label.find(", P ="));
             for (const Draw& d : p.draws)
-                for (const std::string& def : d.variant.defines)
-                    if (def.rfind("LOAD_", 0) == 0 || def.rfind("STORE_", 0) == 0) key += " " + def;
+                if (d.variant.fast) key += std::string(" ") + define_of(d.variant.fast->load) + " " + define_of(d.variant.fast->store);
             return key;
         };
         for (size_t k = 0; k < plan.passes.size();) {
@@ -500,8 +499,11 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
             }
             size_t count = j - k;
             std::string label = plan.passes[k].label.substr(0, plan.passes[k].label.find(", P ="));
-            for (const std::string& def : plan.passes[k].draws.front().variant.defines)
-                if ((def.rfind("LOAD_", 0) == 0 && def != "LOAD_PLANES") || def == "STORE_IMAGE") label += " " + def.substr(def.find('_') + 1);
+            if (const auto& f = plan.passes[k].draws.front().variant.fast) {
+                // The folded loads and the direct store, by their define's name without the prefix.
+                if (f->load != FastVariant::Load::Planes) label += std::string(" ") + (define_of(f->load) + 5);
+                if (f->store == FastVariant::Store::Image) label += std::string(" ") + (define_of(f->store) + 6);
+            }
             std::printf("  %-48s %6zu %12.1f %12.1f %12.2f %10.1f\n", label.c_str(), count, us / count, bytes / count / 1048576.0,
                         fetches / written, bytes / us * 1e-3);
             k = j;
