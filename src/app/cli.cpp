@@ -55,27 +55,6 @@ bool parse_fft_option(const std::string& option, const char* value, FftOptions& 
     return true;
 }
 
-void add_fft_long_options(std::vector<option>& longs, int code) {
-    for (const char* name : {"backend", "radix", "twiddles", "compute-radix", "compute-lines", "compute-max-line"})
-        longs.push_back({name, required_argument, nullptr, code});
-    longs.push_back({"half", no_argument, nullptr, code});
-    longs.push_back({nullptr, 0, nullptr, 0});
-}
-
-const char* fft_options_help() {
-    return "  --backend NAME        auto (default: the fastest here: compute on a GPU, fftw or fragment on a\n"
-           "                        software renderer), fragment, compute, or fftw (CPU; fftfilter only)\n"
-           "  --radix 2|auto        2: the paper's radix-2 chain; auto (default): radix 16 over eight\n"
-           "                        render targets where the GPU allows\n"
-           "  --twiddles KIND       table (default: computed in double on the CPU) or computed (in the shader)\n"
-           "  --half                RGBA16F intermediate targets (faster, ~1e-3 accurate; never the default)\n"
-           "  --compute-radix R     compute backend: largest stage radix 4, 8 or 16 (default: by size)\n"
-           "  --compute-lines G     compute backend: lines per workgroup 1, 2, 4, 8 or 16 (default: by size)\n"
-           "  --compute-max-line L  compute backend: longer lines take two dispatches (four-step);\n"
-           "                        default 4096 (longer spills registers); up to 16384\n";
-}
-
-
 int report(const char* tool, const std::string& message, int status) {
     std::string line = message;
     for (char& c : line)

@@ -7,8 +7,6 @@
 #include "fft/fft2d.h"
 #include "gl/context.h"
 
-#include <getopt.h>
-
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,11 +21,6 @@ const char* backend_name(Backend b);
 /// The FFT options every tool takes: --backend NAME, --radix 2|auto, --twiddles table|computed,
 /// --half. Returns false if `option` is none of them.
 bool parse_fft_option(const std::string& option, const char* value, FftOptions& fft);
-/// Appends the long options parse_fft_option() takes to `longs`, each making getopt_long return
-/// `code`, and the zero entry that ends the list.
-void add_fft_long_options(std::vector<option>& longs, int code);
-/// Their lines for --help.
-const char* fft_options_help();
 
 /// Exit statuses shared by the tools.
 enum ExitStatus { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNoGl = 3 };

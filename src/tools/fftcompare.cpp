@@ -2,6 +2,7 @@
 // (four 32-bit channels: forward 2D FFT, multiply by an impulse response's spectrum, inverse),
 // accuracy against FFTW in double precision next to FFTW in single precision, and speed.
 #include "app/cli.h"
+#include "app/options.h"
 #include "fft/compute_fft.h"
 #include "reference/fftw_filter.h"
 #include "fft/fragment_fft.h"
@@ -13,7 +14,6 @@
 #include "image/kernels.h"
 #include "image/png_io.h"
 
-#include <getopt.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,7 +55,65 @@ struct Options {
     FftOptions fft;
 };
 
+std::vector<Size> parse_sizes(const std::string& list) {
+    std::vector<Size> sizes;
+    for (auto [m, n] : parse_size_list(list, "--sizes")) {
+        if (m < 2 || n < 2 || !is_power_of_two(m) || !is_power_of_two(n))
+            throw UsageError("--sizes: " + std::to_string(m) + "x" + std::to_string(n) + " is not two powers of two of at least 2");
+        sizes.push_back({m, n});
+    }
+    return sizes;
+}
+
+void print_help();
+
+/// Every option of fftcompare, written once: the parser and --help both read this table.
+std::vector<OptionSpec> option_specs(Options& o) {
+    auto flag = [](bool& b, bool v) { return [&b, v](const std::string&) { b = v; }; };
+    std::vector<OptionSpec> specs = {
+        {"sizes", 0, "LIST",
+         "sizes, e.g. 128,256,1024x256 (M columns x N rows; default\n"
+         "128,256,512,1024,2048,1024x256,256x1024,2048x512)",
+         [&o](const std::string& v) { o.sizes = parse_sizes(v); }},
+        {"input", 0, "FILE.png",
+         "this image instead of random data in [-1, 1) (repeated to fill each\n"
+         "size; default size: the image's, rounded up to powers of two)",
+         [&o](const std::string& v) { o.input = v; }},
+        {"kernel", 0, "SPEC", "impulse response as in fftfilter (default: random, as large as the image)",
+         [&o](const std::string& v) { o.kernel = v; }},
+        {"repeat", 0, "K", "timed runs per measurement (default: about one second's worth, 3..50)",
+         [&o](const std::string& v) { o.repeat = parse_int(v, "--repeat", 1, 100000); }},
+        {"warm-up", 0, "S",
+         "seconds of untimed GPU work before GPU timings (default 0.3: a GPU\n"
+         "clocks up only under load)",
+         [&o](const std::string& v) { o.warm_up = parse_double(v, "--warm-up", 0, 60); }},
+        {"threads", 0, "N", "the \"all cores\" FFTW thread count (default " + std::to_string(Options().threads) + ")",
+         [&o](const std::string& v) { o.threads = parse_int(v, "--threads", 1, 4096); }},
+        {"no-speed", 0, "", "accuracy only", flag(o.speed, false)},
+        {"max-error", 0, "E", "fail if a GPU relative RMS error exceeds E (default 1e-6)",
+         [&o](const std::string& v) { o.max_error = parse_double(v, "--max-error", 0, 1); }},
+        {"max-ratio", 0, "R", "fail if a GPU error exceeds R times fftwf's (default 3; 0: off)",
+         [&o](const std::string& v) { o.max_ratio = parse_double(v, "--max-ratio", 0, 1e6); }},
+        {"csv", 0, "", "machine-readable output instead of the tables", [&o](const std::string&) { o.format = "csv"; },
+         "--csv, --json"},
+        {"json", 0, "", "", [&o](const std::string&) { o.format = "json"; }},
+        {"plot", 0, "FILE.png", "draw time and error against size (gnuplot)", [&o](const std::string& v) { o.plot = v; }},
+    };
+    return specs + fft_option_specs(o.fft, &o.fft_chosen) +
+           std::vector<OptionSpec>{
+               gl_device_spec(o.gl),
+               {"pass-costs", 0, "",
+                "fragment backend: GPU time of each kind of pass per size (a copy pass,\n"
+                "FFT passes, untangle, multiply), fragments/s and bytes/s",
+                flag(o.pass_costs, true)},
+               {"test-corrupt-spectrum", 0, "", "test hook: damage the GPU spectra, so the checks must fail", flag(o.corrupt, true)},
+               {"quiet", 'q', "", "no progress on stderr", [&o](const std::string&) { o.verbosity = 0; }},
+           } +
+           help_and_version_specs(kTool, print_help);
+}
+
 void print_help() {
+    Options defaults;
     std::printf(
         "Usage: fftcompare [options]\n"
         "\n"
@@ -69,87 +127,16 @@ void print_help() {
         "            fftwf with 1 thread and with all cores (FFTW_MEASURE plans, planning not timed);\n"
         "            medians of repeated runs\n"
         "\n"
-        "Options:\n"
-        "  --sizes LIST          sizes, e.g. 128,256,1024x256 (M columns x N rows; default\n"
-        "                        128,256,512,1024,2048,1024x256,256x1024,2048x512)\n"
-        "  --input FILE.png      this image instead of random data in [-1, 1) (repeated to fill each\n"
-        "                        size; default size: the image's, rounded up to powers of two)\n"
-        "  --kernel SPEC         impulse response as in fftfilter (default: random, as large as the image)\n"
-        "  --repeat K            timed runs per measurement (default: about one second's worth, 3..50)\n"
-        "  --warm-up S           seconds of untimed GPU work before GPU timings (default 0.3: a GPU\n"
-        "                        clocks up only under load)\n"
-        "  --threads N           the \"all cores\" FFTW thread count (default %d)\n"
-        "  --no-speed            accuracy only\n"
-        "  --max-error E         fail if a GPU relative RMS error exceeds E (default 1e-6)\n"
-        "  --max-ratio R         fail if a GPU error exceeds R times fftwf's (default 3; 0: off)\n"
-        "  --csv, --json         machine-readable output instead of the tables\n"
-        "  --plot FILE.png       draw time and error against size (gnuplot)\n"
-        "%s"
-        "  --gl-device N         EGL device index (default 0, or $GPUFFT_EGL_DEVICE)\n"
-        "  --pass-costs          fragment backend: GPU time of each kind of pass per size (a copy pass,\n"
-        "                        FFT passes, untangle, multiply), fragments/s and bytes/s\n"
-        "  --test-corrupt-spectrum  test hook: damage the GPU spectra, so the checks must fail\n"
-        "  -q, --quiet           no progress on stderr\n"
-        "  -h, --help, --version\n"
+        "Options:\n%s"
         "\n"
         "Exit status: 0 within tolerance, 1 an error above it, 2 usage error, 3 no usable OpenGL.\n",
-        static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), fft_options_help());
-}
-
-std::vector<Size> parse_sizes(const std::string& list) {
-    std::vector<Size> sizes;
-    for (auto [m, n] : parse_size_list(list, "--sizes")) {
-        if (m < 2 || n < 2 || !is_power_of_two(m) || !is_power_of_two(n))
-            throw UsageError("--sizes: " + std::to_string(m) + "x" + std::to_string(n) + " is not two powers of two of at least 2");
-        sizes.push_back({m, n});
-    }
-    return sizes;
+        options_help(option_specs(defaults)).c_str());
 }
 
 Options parse_options_or_throw(int argc, char** argv) {
-    enum { kSizes = 1000, kInput, kKernel, kRepeat, kThreads, kNoSpeed, kMaxError, kMaxRatio, kCsv, kJson, kPlot,
-           kBackend, kGlDevice, kCorrupt, kPassCosts, kVersion_, kWarmUp };
-    std::vector<option> longs = {
-        {"sizes", required_argument, nullptr, kSizes},   {"input", required_argument, nullptr, kInput},
-        {"kernel", required_argument, nullptr, kKernel}, {"repeat", required_argument, nullptr, kRepeat},
-        {"threads", required_argument, nullptr, kThreads}, {"no-speed", no_argument, nullptr, kNoSpeed},
-        {"max-error", required_argument, nullptr, kMaxError}, {"max-ratio", required_argument, nullptr, kMaxRatio},
-        {"csv", no_argument, nullptr, kCsv},             {"json", no_argument, nullptr, kJson},
-        {"plot", required_argument, nullptr, kPlot},     {"warm-up", required_argument, nullptr, kWarmUp},
-        {"gl-device", required_argument, nullptr, kGlDevice}, {"test-corrupt-spectrum", no_argument, nullptr, kCorrupt},
-        {"pass-costs", no_argument, nullptr, kPassCosts},
-        {"quiet", no_argument, nullptr, 'q'},            {"help", no_argument, nullptr, 'h'},
-        {"version", no_argument, nullptr, kVersion_}};
-    add_fft_long_options(longs, kBackend);
     Options o;
-    opterr = 0;
-    int c;
-    int index = 0;
-    while ((c = getopt_long(argc, argv, ":qh", longs.data(), &index)) != -1) {
-        switch (c) {
-            case kSizes: o.sizes = parse_sizes(optarg); break;
-            case kInput: o.input = optarg; break;
-            case kKernel: o.kernel = optarg; break;
-            case kRepeat: o.repeat = parse_int(optarg, "--repeat", 1, 100000); break;
-            case kWarmUp: o.warm_up = parse_double(optarg, "--warm-up", 0, 60); break;
-            case kThreads: o.threads = parse_int(optarg, "--threads", 1, 4096); break;
-            case kNoSpeed: o.speed = false; break;
-            case kMaxError: o.max_error = parse_double(optarg, "--max-error", 0, 1); break;
-            case kMaxRatio: o.max_ratio = parse_double(optarg, "--max-ratio", 0, 1e6); break;
-            case kCsv: o.format = "csv"; break;
-            case kJson: o.format = "json"; break;
-            case kPlot: o.plot = optarg; break;
-            case kBackend: parse_fft_option(longs[index].name, optarg, o.fft); o.fft_chosen = true; break;
-            case kGlDevice: o.gl.device = parse_int(optarg, "--gl-device", 0, 1024); break;
-            case kCorrupt: o.corrupt = true; break;
-            case kPassCosts: o.pass_costs = true; break;
-            case 'q': o.verbosity = 0; break;
-            case 'h': print_help(); std::exit(kExitOk);
-            case kVersion_: std::printf("fftcompare (gpufft) %s\n", kVersion); std::exit(kExitOk);
-            default: throw_option_error(c, argv, optind);
-        }
-    }
-    if (optind < argc) throw UsageError(std::string("unexpected argument ") + argv[optind]);
+    std::vector<std::string> operands = parse_command_line(argc, argv, option_specs(o));
+    if (!operands.empty()) throw UsageError("unexpected argument " + operands.front());
     return o;
 }
 

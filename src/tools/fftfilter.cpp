@@ -2,6 +2,7 @@
 // the GPU (samples converted, padded and packed there) or through FFTW on the workers.
 #include "app/batch.h"
 #include "app/cli.h"
+#include "app/options.h"
 #include "app/resources.h"
 #include "image/colour.h"
 #include "image/convolve.h"
@@ -11,7 +12,6 @@
 #include "image/png_io.h"
 #include "image/spectral.h"
 
-#include <getopt.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,7 +64,91 @@ struct Options {
     std::vector<std::string> inputs;
 };
 
+void print_help();
+
+/// Every option of fftfilter, written once: the parser and --help both read this table.
+std::vector<OptionSpec> option_specs(Options& o) {
+    auto flag = [](bool& b, bool v) { return [&b, v](const std::string&) { b = v; }; };
+    std::vector<OptionSpec> specs = {
+        {"kernel", 'k', "SPEC", "impulse response (default gaussian:2), see Kernels below", [&o](const std::string& v) { o.kernel = v; }},
+        {"output", 'o', "PATH",
+         "output file for one input; a directory for several (created if missing).\n"
+         "Default: NAME.filtered.png (NAME.spectrum.png) beside each input",
+         [&o](const std::string& v) { o.output = v; }},
+        {"boundary", 'b', "MODE",
+         "reflect (default) | clamp | zero | wrap: what lies beyond the edges.\n"
+         "wrap is circular convolution (the paper's); the others pad the image",
+         [&o](const std::string& v) { o.boundary = parse_boundary(v); }},
+        {"spectrum", 0, "", "write the centred log-magnitude spectrum (Figure 4b) instead of filtering", flag(o.spectrum, true)},
+        {"synth", 0, "SPEC",
+         "no input: a texture from random phases (Figure 5), |F| ~ f^-power,\n"
+         "e.g. --synth 512x512:power=2:seed=7 (add :colour for RGB)",
+         [&o](const std::string& v) { o.synth = v; }},
+        {"depth", 0, "8|16", "bit depth of --synth output (default 8)",
+         [&o](const std::string& v) {
+             o.depth = parse_int(v, "--depth", 8, 16);
+             if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16");
+         }},
+        {"force", 'f', "", "replace existing outputs (never an input)", flag(o.force, true)},
+        {"no-normalize", 0, "", "PNG kernels keep their raw values (8/16-bit mapped to [0, 1])", flag(o.normalize, false)},
+        {"linear", 0, "",
+         "filter in linear light: decode sRGB (or the file's gAMA) first, encode\n"
+         "after. Default: filter the stored values",
+         flag(o.linear, true)},
+        {"premultiply", 0, "", "filter colour premultiplied by alpha (no dark fringes at transparent edges)",
+         flag(o.premultiply, true)},
+        {"max-fft", 0, "N",
+         "largest FFT side; larger images are filtered in overlap-save tiles\n"
+         "(default: the GPU's texture limit)",
+         [&o](const std::string& v) {
+             int n = parse_int(v, "--max-fft", 2, 1 << 16);
+             if (n & (n - 1)) throw UsageError("--max-fft " + v + " is not a power of two");
+             o.max_fft = n;
+         }},
+        {"max-pixels", 0, "N", "refuse images with more pixels (default " + std::to_string(PngLimits().max_pixels) + ")",
+         [&o](const std::string& v) { o.max_pixels = static_cast<long long>(parse_double(v, "--max-pixels", 1, 1e15)); }},
+        {"jobs", 'j', "N",
+         "threads decoding and encoding PNGs (and filtering, with fftw);\n"
+         "default: every hardware thread (" + std::to_string(hardware_threads()) + " here)",
+         [&o](const std::string& v) { o.jobs = parse_int(v, "--jobs", 1, 1024); }},
+        {"compression", 0, "L",
+         "zlib level of the outputs, 0 (none, fastest) to 9 (smallest); levels\n"
+         "1-4 filter rows with Paeth alone, 5-9 try every PNG filter per row.\n"
+         "Default " + std::to_string(kDefaultCompression) + " (measured: 2.8x faster than libpng's 6, files 5-10% larger)",
+         [&o](const std::string& v) { o.compression = parse_int(v, "--compression", 0, 9); }},
+        {"shard", 0, "K/N",
+         "filter only the K-th of N parts of the input list (K = 1..N; every Nth\n"
+         "file from the K-th): N machines, one part each, do every file once",
+         [&o](const std::string& v) {
+             size_t slash = v.find('/');
+             if (slash == std::string::npos) throw UsageError("--shard " + v + ": K/N, e.g. 3/8");
+             o.shards = parse_int(v.substr(slash + 1), "--shard N", 1, 1 << 20);
+             o.shard = parse_int(v.substr(0, slash), "--shard K", 1, o.shards);
+         }},
+        {"convert", 0, "gpu|cpu",
+         "GL backends: convert, pad and pack samples on the GPU (default; only the\n"
+         "8- or 16-bit samples cross the bus) or on the CPU as float images (the\n"
+         "reference path; both give identical files)",
+         [&o](const std::string& v) {
+             if (v != "gpu" && v != "cpu") throw UsageError("--convert " + v + ": gpu or cpu");
+             o.gpu_convert = v == "gpu";
+         }},
+    };
+    return specs + fft_option_specs(o.fft) +
+           std::vector<OptionSpec>{
+               gl_device_spec(o.gl),
+               {"report-resources", 0, "",
+                "print resident memory and live GL objects after the first and the\n"
+                "last file (a batch should leave both flat)",
+                flag(o.report_resources, true)},
+               {"quiet", 'q', "", "only errors", [&o](const std::string&) { o.verbosity = 0; }},
+               {"verbose", 'v', "", "a line per file: format, FFT size, tiles, GPU time", [&o](const std::string&) { o.verbosity = 2; }},
+           } +
+           help_and_version_specs("fftfilter", print_help);
+}
+
 void print_help() {
+    Options defaults;
     std::printf(
         "Usage: fftfilter [options] INPUT.png...     (- reads a list of paths from standard input)\n"
         "       fftfilter --synth WxH[:power=P][:seed=S][:colour] -o OUT.png\n"
@@ -72,42 +156,7 @@ void print_help() {
         "Filters PNG images on the GPU: forward 2D FFT, multiply by the kernel's spectrum, inverse FFT\n"
         "(Moreland & Angel, \"The FFT on a GPU\"), all four channels at once.\n"
         "\n"
-        "Options:\n"
-        "  -k, --kernel SPEC     impulse response (default gaussian:2), see Kernels below\n"
-        "  -o, --output PATH     output file for one input; a directory for several (created if missing).\n"
-        "                        Default: NAME.filtered.png (NAME.spectrum.png) beside each input\n"
-        "  -b, --boundary MODE   reflect (default) | clamp | zero | wrap: what lies beyond the edges.\n"
-        "                        wrap is circular convolution (the paper's); the others pad the image\n"
-        "  --spectrum            write the centred log-magnitude spectrum (Figure 4b) instead of filtering\n"
-        "  --synth SPEC          no input: a texture from random phases (Figure 5), |F| ~ f^-power,\n"
-        "                        e.g. --synth 512x512:power=2:seed=7 (add :colour for RGB)\n"
-        "  --depth 8|16          bit depth of --synth output (default 8)\n"
-        "  -f, --force           replace existing outputs (never an input)\n"
-        "  --no-normalize        PNG kernels keep their raw values (8/16-bit mapped to [0, 1])\n"
-        "  --linear              filter in linear light: decode sRGB (or the file's gAMA) first, encode\n"
-        "                        after. Default: filter the stored values\n"
-        "  --premultiply         filter colour premultiplied by alpha (no dark fringes at transparent edges)\n"
-        "  --max-fft N           largest FFT side; larger images are filtered in overlap-save tiles\n"
-        "                        (default: the GPU's texture limit)\n"
-        "  --max-pixels N        refuse images with more pixels (default %lld)\n"
-        "  -j, --jobs N          threads decoding and encoding PNGs (and filtering, with fftw);\n"
-        "                        default: every hardware thread (%d here)\n"
-        "  --compression L       zlib level of the outputs, 0 (none, fastest) to 9 (smallest); levels\n"
-        "                        1-4 filter rows with Paeth alone, 5-9 try every PNG filter per row.\n"
-        "                        Default %d (measured: 2.8x faster than libpng's 6, files 5-10%% larger)\n"
-        "  --shard K/N           filter only the K-th of N parts of the input list (K = 1..N; every Nth\n"
-        "                        file from the K-th): N machines, one part each, do every file once\n"
-        "  --convert gpu|cpu     GL backends: convert, pad and pack samples on the GPU (default; only the\n"
-        "                        8- or 16-bit samples cross the bus) or on the CPU as float images (the\n"
-        "                        reference path; both give identical files)\n"
-        "%s"
-        "  --gl-device N         EGL device index (default 0, or $GPUFFT_EGL_DEVICE)\n"
-        "  --report-resources    print resident memory and live GL objects after the first and the\n"
-        "                        last file (a batch should leave both flat)\n"
-        "  -q, --quiet           only errors\n"
-        "  -v, --verbose         a line per file: format, FFT size, tiles, GPU time\n"
-        "  -h, --help            this text\n"
-        "  --version             the version\n"
+        "Options:\n%s"
         "\n"
         "Kernels:\n%s"
         "\n"
@@ -117,81 +166,18 @@ void print_help() {
         "\n"
         "Exit status: 0 all files done, 1 some file failed (the others are still done), 2 usage error,\n"
         "3 no usable OpenGL.\n",
-        PngLimits().max_pixels, hardware_threads(), kDefaultCompression, fft_options_help(), kernel_help().c_str());
+        options_help(option_specs(defaults)).c_str(), kernel_help().c_str());
 }
 
 Options parse_options_or_throw(int argc, char** argv) {
-    enum { kSpectrum = 1000, kSynth, kNoNormalize, kLinear, kPremultiply, kMaxFft, kMaxPixels, kBackend, kGlDevice,
-           kVersion_, kDepth, kReportResources, kCompression, kShard, kConvert };
-    std::vector<option> longs = {
-        {"kernel", required_argument, nullptr, 'k'},     {"output", required_argument, nullptr, 'o'},
-        {"boundary", required_argument, nullptr, 'b'},   {"spectrum", no_argument, nullptr, kSpectrum},
-        {"synth", required_argument, nullptr, kSynth},   {"force", no_argument, nullptr, 'f'},
-        {"quiet", no_argument, nullptr, 'q'},            {"verbose", no_argument, nullptr, 'v'},
-        {"help", no_argument, nullptr, 'h'},             {"version", no_argument, nullptr, kVersion_},
-        {"no-normalize", no_argument, nullptr, kNoNormalize}, {"linear", no_argument, nullptr, kLinear},
-        {"premultiply", no_argument, nullptr, kPremultiply},  {"max-fft", required_argument, nullptr, kMaxFft},
-        {"max-pixels", required_argument, nullptr, kMaxPixels}, {"gl-device", required_argument, nullptr, kGlDevice},
-        {"depth", required_argument, nullptr, kDepth}, {"report-resources", no_argument, nullptr, kReportResources},
-        {"jobs", required_argument, nullptr, 'j'}, {"compression", required_argument, nullptr, kCompression},
-        {"shard", required_argument, nullptr, kShard}, {"convert", required_argument, nullptr, kConvert}};
-    add_fft_long_options(longs, kBackend);
     Options o;
-    opterr = 0;
-    int c;
-    int index = 0;
-    while ((c = getopt_long(argc, argv, ":k:o:b:j:fqvh", longs.data(), &index)) != -1) {
-        switch (c) {
-            case 'k': o.kernel = optarg; break;
-            case 'o': o.output = optarg; break;
-            case 'b': o.boundary = parse_boundary(optarg); break;
-            case kSpectrum: o.spectrum = true; break;
-            case kSynth: o.synth = optarg; break;
-            case 'f': o.force = true; break;
-            case 'q': o.verbosity = 0; break;
-            case 'v': o.verbosity = 2; break;
-            case 'h': print_help(); std::exit(kExitOk);
-            case kVersion_: std::printf("fftfilter (gpufft) %s\n", kVersion); std::exit(kExitOk);
-            case kNoNormalize: o.normalize = false; break;
-            case kLinear: o.linear = true; break;
-            case kPremultiply: o.premultiply = true; break;
-            case kMaxFft: {
-                int v = parse_int(optarg, "--max-fft", 2, 1 << 16);
-                if (v & (v - 1)) throw UsageError("--max-fft " + std::string(optarg) + " is not a power of two");
-                o.max_fft = v;
-                break;
-            }
-            case kMaxPixels: o.max_pixels = static_cast<long long>(parse_double(optarg, "--max-pixels", 1, 1e15)); break;
-            case kBackend: parse_fft_option(longs[index].name, optarg, o.fft); break;
-            case kGlDevice: o.gl.device = parse_int(optarg, "--gl-device", 0, 1024); break;
-            case kReportResources: o.report_resources = true; break;
-            case 'j': o.jobs = parse_int(optarg, "--jobs", 1, 1024); break;
-            case kCompression: o.compression = parse_int(optarg, "--compression", 0, 9); break;
-            case kShard: {
-                std::string v = optarg;
-                size_t slash = v.find('/');
-                if (slash == std::string::npos) throw UsageError("--shard " + v + ": K/N, e.g. 3/8");
-                o.shards = parse_int(v.substr(slash + 1), "--shard N", 1, 1 << 20);
-                o.shard = parse_int(v.substr(0, slash), "--shard K", 1, o.shards);
-                break;
-            }
-            case kConvert: {
-                std::string v = optarg;
-                if (v != "gpu" && v != "cpu") throw UsageError("--convert " + v + ": gpu or cpu");
-                o.gpu_convert = v == "gpu";
-                break;
-            }
-            case kDepth: o.depth = parse_int(optarg, "--depth", 8, 16); if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16"); break;
-            default: throw_option_error(c, argv, optind);
-        }
-    }
-    for (int i = optind; i < argc; ++i) {
-        if (std::string(argv[i]) == "-") {
+    for (const std::string& operand : parse_command_line(argc, argv, option_specs(o))) {
+        if (operand == "-") {
             std::string line;
             while (std::getline(std::cin, line))
                 if (!line.empty()) o.inputs.push_back(line);
         } else {
-            o.inputs.push_back(argv[i]);
+            o.inputs.push_back(operand);
         }
     }
     if (o.synth.empty() && o.inputs.empty()) throw UsageError("no input files");

@@ -2,6 +2,7 @@
 // target, filtered by the fragment-program FFT and shown, interactively in a freeglut window or
 // headless through EGL; --bench prints Table 3 (and Tables 1 and 2) for this machine.
 #include "app/cli.h"
+#include "app/options.h"
 #include "app/resources.h"
 #include "fft/compute_fft.h"
 #include "fft/plan.h"
@@ -11,7 +12,6 @@
 #include "scene/frame.h"
 
 #include <GL/freeglut.h>
-#include <getopt.h>
 
 #include <algorithm>
 #include <chrono>
@@ -63,57 +63,6 @@ struct Options {
     Camera camera;
 };
 
-void print_help() {
-    std::printf(
-        "Usage: teapot [options] [KERNEL.png...]\n"
-        "\n"
-        "Renders a lit Utah teapot into a float RGBA target every frame, filters it with the FFT on the GPU\n"
-        "(forward, multiply by the kernel's spectrum, inverse: Moreland & Angel) and shows it. Highlights\n"
-        "exceed 1.0, so wide kernels bloom. KERNEL.png files join the built-in filters in the cycle.\n"
-        "\n"
-        "Modes:\n"
-        "  (default)             a freeglut window (needs an X display)\n"
-        "  --headless            no window (EGL): render one frame and write it to --output\n"
-        "  --bench               headless Table 3: frame rate and GPU ms per program for sizes 128..2048\n"
-        "                        (and 4096 where it fits), with Tables 1 and 2\n"
-        "\n"
-        "Options:\n"
-        "  --size N              FFT size, a power of two (default 512)\n"
-        "  --filter SPEC         initial filter: a kernel spec as in fftfilter (default gaussian:4)\n"
-        "  --no-filter           start with filtering off\n"
-        "  --spectrum            start in the spectrum view (log magnitude, centred, as Figure 4b)\n"
-        "  -o, --output FILE     headless: the PNG to write (default teapot.png)\n"
-        "  --frames K            render K frames, then exit (with --screenshot: save it first); headless:\n"
-        "                        the camera turns a degree a frame, the last frame is the one written\n"
-        "  --report-resources    headless: resident memory and live GL objects after the first and the\n"
-        "                        last frame (a long run should leave both flat)\n"
-        "  --screenshot FILE     windowed: save the window to FILE after --frames\n"
-        "  --window WxH          window size (default: the FFT size, at most 1024)\n"
-        "  --tonemap aces|clamp  aces (default): exposure, ACES filmic curve, sRGB encoding;\n"
-        "                        clamp: values clamped to [0, 1], no curve\n"
-        "  --exposure E          exposure before the ACES curve (default 1)\n"
-        "  --highlight H         specular intensity of the scene (default 6)\n"
-        "  --ldr                 clamp the scene to [0, 1] before filtering (for comparisons with files)\n"
-        "  --depth 8|16          bit depth of headless output (default 8)\n"
-        "  --yaw D, --pitch D, --distance Z   the view (default -35, 20, 4.2)\n"
-        "  --bench-sizes LIST    comma-separated sizes for --bench\n"
-        "  --bench-frames K      frames timed per size (default: about one second's worth, 3..60)\n"
-        "  --warm-up S           untimed frames for S seconds before each size (default 0.3: a GPU\n"
-        "                        clocks up only under load)\n"
-        "  --csv, --json         --bench output format (default: a table)\n"
-        "%s"
-        "  --gl-device N         EGL device index for --headless/--bench (default 0, or $GPUFFT_EGL_DEVICE)\n"
-        "  -v, --verbose         say what changes (filter, size, view) on standard output\n"
-        "  -h, --help, --version\n"
-        "\n"
-        "Keys (window): f / F next / previous filter, space filtering on/off, s spectrum view,\n"
-        "+ / - FFT size up / down, p save a screenshot, r reset the view, h key list, q or Esc quit.\n"
-        "Mouse: drag to rotate, wheel to zoom.\n"
-        "\n"
-        "Filters:\n%s",
-        fft_options_help(), kernel_help().c_str());
-}
-
 std::vector<int> parse_sizes(const std::string& list) {
     std::vector<int> sizes;
     for (auto [w, h] : parse_size_list(list, "--bench-sizes")) {
@@ -125,72 +74,107 @@ std::vector<int> parse_sizes(const std::string& list) {
     return sizes;
 }
 
+void print_help();
+
+/// --headless and --bench, listed apart in --help.
+std::vector<OptionSpec> mode_specs(Options& o) {
+    return {
+        {"headless", 0, "", "no window (EGL): render one frame and write it to --output", [&o](const std::string&) { o.headless = true; }},
+        {"bench", 0, "",
+         "headless Table 3: frame rate and GPU ms per program for sizes 128..2048\n"
+         "(and 4096 where it fits), with Tables 1 and 2",
+         [&o](const std::string&) { o.bench = o.headless = true; }},
+    };
+}
+
+/// The other options of teapot, written once: the parser and --help both read these tables.
+std::vector<OptionSpec> option_specs(Options& o) {
+    auto flag = [](bool& b, bool v) { return [&b, v](const std::string&) { b = v; }; };
+    std::vector<OptionSpec> specs = {
+        {"size", 0, "N", "FFT size, a power of two (default 512)",
+         [&o](const std::string& v) {
+             o.size = parse_int(v, "--size", 2, 1 << 16);
+             if (!is_power_of_two(o.size)) throw UsageError("--size " + v + " is not a power of two");
+         }},
+        {"filter", 0, "SPEC", "initial filter: a kernel spec as in fftfilter (default gaussian:4)", [&o](const std::string& v) { o.filter = v; }},
+        {"no-filter", 0, "", "start with filtering off", flag(o.filtering, false)},
+        {"spectrum", 0, "", "start in the spectrum view (log magnitude, centred, as Figure 4b)", flag(o.spectrum, true)},
+        {"output", 'o', "FILE", "headless: the PNG to write (default teapot.png)", [&o](const std::string& v) { o.output = v; }},
+        {"frames", 0, "K",
+         "render K frames, then exit (with --screenshot: save it first); headless:\n"
+         "the camera turns a degree a frame, the last frame is the one written",
+         [&o](const std::string& v) { o.frames = parse_int(v, "--frames", 1, 1000000); }},
+        {"report-resources", 0, "",
+         "headless: resident memory and live GL objects after the first and the\n"
+         "last frame (a long run should leave both flat)",
+         flag(o.report_resources, true)},
+        {"screenshot", 0, "FILE", "windowed: save the window to FILE after --frames", [&o](const std::string& v) { o.screenshot = v; }},
+        {"window", 0, "WxH", "window size (default: the FFT size, at most 1024)",
+         [&o](const std::string& v) { parse_size(v, "--window", o.window_width, o.window_height); }},
+        {"tonemap", 0, "aces|clamp",
+         "aces (default): exposure, ACES filmic curve, sRGB encoding;\n"
+         "clamp: values clamped to [0, 1], no curve",
+         [&o](const std::string& v) { o.tonemap = parse_tonemap(v); }},
+        {"exposure", 0, "E", "exposure before the ACES curve (default 1)",
+         [&o](const std::string& v) { o.exposure = static_cast<float>(parse_double(v, "--exposure", 0, 1000)); }},
+        {"highlight", 0, "H", "specular intensity of the scene (default 6)",
+         [&o](const std::string& v) { o.look.highlight = static_cast<float>(parse_double(v, "--highlight", 0, 1000)); }},
+        {"ldr", 0, "", "clamp the scene to [0, 1] before filtering (for comparisons with files)", flag(o.look.ldr, true)},
+        {"depth", 0, "8|16", "bit depth of headless output (default 8)",
+         [&o](const std::string& v) {
+             o.depth = parse_int(v, "--depth", 8, 16);
+             if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16");
+         }},
+        {"yaw", 0, "D", "the view (default -35, 20, 4.2)",
+         [&o](const std::string& v) { o.camera.yaw = static_cast<float>(parse_double(v, "--yaw", -3600, 3600)); },
+         "--yaw D, --pitch D, --distance Z"},
+        {"pitch", 0, "D", "", [&o](const std::string& v) { o.camera.pitch = static_cast<float>(parse_double(v, "--pitch", -89, 89)); }},
+        {"distance", 0, "Z", "",
+         [&o](const std::string& v) { o.camera.distance = static_cast<float>(parse_double(v, "--distance", 1.5, 100)); }},
+        {"bench-sizes", 0, "LIST", "comma-separated sizes for --bench", [&o](const std::string& v) { o.bench_sizes = parse_sizes(v); }},
+        {"bench-frames", 0, "K", "frames timed per size (default: about one second's worth, 3..60)",
+         [&o](const std::string& v) { o.bench_frames = parse_int(v, "--bench-frames", 1, 100000); }},
+        {"warm-up", 0, "S",
+         "untimed frames for S seconds before each size (default 0.3: a GPU\n"
+         "clocks up only under load)",
+         [&o](const std::string& v) { o.warm_up = parse_double(v, "--warm-up", 0, 60); }},
+        {"csv", 0, "", "--bench output format (default: a table)", [&o](const std::string&) { o.format = "csv"; }, "--csv, --json"},
+        {"json", 0, "", "", [&o](const std::string&) { o.format = "json"; }},
+    };
+    return specs + fft_option_specs(o.fft, &o.fft_chosen) +
+           std::vector<OptionSpec>{
+               gl_device_spec(o.gl, "EGL device index for --headless/--bench (default 0, or $GPUFFT_EGL_DEVICE)"),
+               {"verbose", 'v', "", "say what changes (filter, size, view) on standard output", flag(o.verbose, true)},
+           } +
+           help_and_version_specs(kTool, print_help);
+}
+
+void print_help() {
+    Options defaults;
+    std::printf(
+        "Usage: teapot [options] [KERNEL.png...]\n"
+        "\n"
+        "Renders a lit Utah teapot into a float RGBA target every frame, filters it with the FFT on the GPU\n"
+        "(forward, multiply by the kernel's spectrum, inverse: Moreland & Angel) and shows it. Highlights\n"
+        "exceed 1.0, so wide kernels bloom. KERNEL.png files join the built-in filters in the cycle.\n"
+        "\n"
+        "Modes:\n"
+        "  (default)             a freeglut window (needs an X display)\n"
+        "%s"
+        "\n"
+        "Options:\n%s"
+        "\n"
+        "Keys (window): f / F next / previous filter, space filtering on/off, s spectrum view,\n"
+        "+ / - FFT size up / down, p save a screenshot, r reset the view, h key list, q or Esc quit.\n"
+        "Mouse: drag to rotate, wheel to zoom.\n"
+        "\n"
+        "Filters:\n%s",
+        options_help(mode_specs(defaults)).c_str(), options_help(option_specs(defaults)).c_str(), kernel_help().c_str());
+}
+
 Options parse_options_or_throw(int argc, char** argv) {
-    enum { kHeadless = 1000, kBench, kSize, kFilter, kNoFilter, kSpectrum, kFrames, kScreenshot, kWindow, kTonemap,
-           kExposure, kHighlight, kLdr, kDepth, kYaw, kPitch, kDistance, kBenchSizes, kBenchFrames, kCsv, kJson,
-           kBackend, kGlDevice, kVersion_, kWarmUp, kReportResources };
-    std::vector<option> longs = {
-        {"headless", no_argument, nullptr, kHeadless},        {"bench", no_argument, nullptr, kBench},
-        {"size", required_argument, nullptr, kSize},          {"filter", required_argument, nullptr, kFilter},
-        {"no-filter", no_argument, nullptr, kNoFilter},       {"spectrum", no_argument, nullptr, kSpectrum},
-        {"output", required_argument, nullptr, 'o'},          {"frames", required_argument, nullptr, kFrames},
-        {"screenshot", required_argument, nullptr, kScreenshot}, {"window", required_argument, nullptr, kWindow},
-        {"tonemap", required_argument, nullptr, kTonemap},    {"exposure", required_argument, nullptr, kExposure},
-        {"highlight", required_argument, nullptr, kHighlight}, {"ldr", no_argument, nullptr, kLdr},
-        {"depth", required_argument, nullptr, kDepth},        {"yaw", required_argument, nullptr, kYaw},
-        {"pitch", required_argument, nullptr, kPitch},        {"distance", required_argument, nullptr, kDistance},
-        {"bench-sizes", required_argument, nullptr, kBenchSizes}, {"bench-frames", required_argument, nullptr, kBenchFrames},
-        {"csv", no_argument, nullptr, kCsv},                  {"json", no_argument, nullptr, kJson},
-        {"gl-device", required_argument, nullptr, kGlDevice}, {"warm-up", required_argument, nullptr, kWarmUp},
-        {"report-resources", no_argument, nullptr, kReportResources},
-        {"verbose", no_argument, nullptr, 'v'},               {"help", no_argument, nullptr, 'h'},
-        {"version", no_argument, nullptr, kVersion_}};
-    add_fft_long_options(longs, kBackend);
     Options o;
-    opterr = 0;
-    int c;
-    int index = 0;
-    while ((c = getopt_long(argc, argv, ":o:vh", longs.data(), &index)) != -1) {
-        switch (c) {
-            case kHeadless: o.headless = true; break;
-            case kBench: o.bench = o.headless = true; break;
-            case kSize:
-                o.size = parse_int(optarg, "--size", 2, 1 << 16);
-                if (!is_power_of_two(o.size)) throw UsageError("--size " + std::string(optarg) + " is not a power of two");
-                break;
-            case kFilter: o.filter = optarg; break;
-            case kNoFilter: o.filtering = false; break;
-            case kSpectrum: o.spectrum = true; break;
-            case 'o': o.output = optarg; break;
-            case kReportResources: o.report_resources = true; break;
-            case kFrames: o.frames = parse_int(optarg, "--frames", 1, 1000000); break;
-            case kScreenshot: o.screenshot = optarg; break;
-            case kWindow: parse_size(optarg, "--window", o.window_width, o.window_height); break;
-            case kTonemap: o.tonemap = parse_tonemap(optarg); break;
-            case kExposure: o.exposure = static_cast<float>(parse_double(optarg, "--exposure", 0, 1000)); break;
-            case kHighlight: o.look.highlight = static_cast<float>(parse_double(optarg, "--highlight", 0, 1000)); break;
-            case kLdr: o.look.ldr = true; break;
-            case kDepth:
-                o.depth = parse_int(optarg, "--depth", 8, 16);
-                if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16");
-                break;
-            case kYaw: o.camera.yaw = static_cast<float>(parse_double(optarg, "--yaw", -3600, 3600)); break;
-            case kPitch: o.camera.pitch = static_cast<float>(parse_double(optarg, "--pitch", -89, 89)); break;
-            case kDistance: o.camera.distance = static_cast<float>(parse_double(optarg, "--distance", 1.5, 100)); break;
-            case kBenchSizes: o.bench_sizes = parse_sizes(optarg); break;
-            case kBenchFrames: o.bench_frames = parse_int(optarg, "--bench-frames", 1, 100000); break;
-            case kWarmUp: o.warm_up = parse_double(optarg, "--warm-up", 0, 60); break;
-            case kCsv: o.format = "csv"; break;
-            case kJson: o.format = "json"; break;
-            case kBackend: parse_fft_option(longs[index].name, optarg, o.fft); o.fft_chosen = true; break;
-            case kGlDevice: o.gl.device = parse_int(optarg, "--gl-device", 0, 1024); break;
-            case 'v': o.verbose = true; break;
-            case 'h': print_help(); std::exit(kExitOk);
-            case kVersion_: std::printf("teapot (gpufft) %s\n", kVersion); std::exit(kExitOk);
-            default: throw_option_error(c, argv, optind);
-        }
-    }
-    for (int i = optind; i < argc; ++i) o.kernels.push_back(argv[i]);
+    o.kernels = parse_command_line(argc, argv, mode_specs(o) + option_specs(o));
     if (!o.screenshot.empty() && o.frames == 0) throw UsageError("--screenshot needs --frames K");
     if (o.headless && !o.screenshot.empty()) throw UsageError("--screenshot is for the window (headless: --output)");
     if (o.bench && o.frames) throw UsageError("--frames is not for --bench (see --bench-frames)");

@@ -1,0 +1,120 @@
+#include "app/options.h"
+
+#include "app/cli.h"
+
+#include <getopt.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace gpufft {
+
+namespace {
+constexpr int kLongCode = 1000;  // getopt_long returns kLongCode + i for specs[i] without a short name
+constexpr size_t kHelpColumn = 24;
+}  // namespace
+
+std::vector<std::string> parse_command_line(int argc, char** argv, const std::vector<OptionSpec>& specs) {
+    std::vector<option> longs;
+    std::string shorts = ":";  // a leading ':' tells a missing value from an unknown option
+    for (size_t i = 0; i < specs.size(); ++i) {
+        const OptionSpec& s = specs[i];
+        const int code = s.short_name ? s.short_name : kLongCode + static_cast<int>(i);
+        longs.push_back({s.name.c_str(), s.value.empty() ? no_argument : required_argument, nullptr, code});
+        if (s.short_name) shorts += std::string(1, s.short_name) + (s.value.empty() ? "" : ":");
+    }
+    longs.push_back({nullptr, 0, nullptr, 0});
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, shorts.c_str(), longs.data(), nullptr)) != -1) {
+        const OptionSpec* spec = nullptr;
+        if (c >= kLongCode && c < kLongCode + static_cast<int>(specs.size())) spec = &specs[static_cast<size_t>(c - kLongCode)];
+        for (const OptionSpec& s : specs)
+            if (!spec && s.short_name && s.short_name == c) spec = &s;
+        if (!spec) throw_option_error(c, argv, optind);
+        spec->apply(optarg ? std::string(optarg) : std::string());
+    }
+    return std::vector<std::string>(argv + optind, argv + argc);
+}
+
+std::string options_help(const std::vector<OptionSpec>& specs) {
+    std::string out;
+    for (const OptionSpec& s : specs) {
+        if (s.help.empty()) continue;
+        std::string left = "  ";
+        if (!s.display.empty()) {
+            left += s.display;
+        } else {
+            if (s.short_name) left += std::string("-") + s.short_name + ", ";
+            left += "--" + s.name;
+            if (!s.value.empty()) left += " " + s.value;
+        }
+        size_t start = 0;
+        bool first = true;
+        do {
+            const size_t end = s.help.find('\n', start);
+            const std::string line = s.help.substr(start, end == std::string::npos ? std::string::npos : end - start);
+            if (first) {
+                out += left;
+                out += std::string(left.size() + 2 > kHelpColumn ? 2 : kHelpColumn - left.size(), ' ');
+            } else {
+                out += std::string(kHelpColumn, ' ');
+            }
+            out += line + "\n";
+            first = false;
+            start = end == std::string::npos ? std::string::npos : end + 1;
+        } while (start != std::string::npos);
+    }
+    return out;
+}
+
+std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
+    auto set = [&fft, chosen](const char* name) {
+        return [&fft, chosen, name](const std::string& v) {
+            parse_fft_option(name, v.c_str(), fft);
+            if (chosen) *chosen = true;
+        };
+    };
+    return {
+        {"backend", 0, "NAME",
+         "auto (default: the fastest here: compute on a GPU, fftw or fragment on a\n"
+         "software renderer), fragment, compute, or fftw (CPU; fftfilter only)",
+         set("backend")},
+        {"radix", 0, "2|auto",
+         "2: the paper's radix-2 chain; auto (default): radix 16 over eight\n"
+         "render targets where the GPU allows",
+         set("radix")},
+        {"twiddles", 0, "KIND", "table (default: computed in double on the CPU) or computed (in the shader)", set("twiddles")},
+        {"half", 0, "", "RGBA16F intermediate targets (faster, ~1e-3 accurate; never the default)", set("half")},
+        {"compute-radix", 0, "R", "compute backend: largest stage radix 4, 8 or 16 (default: by size)", set("compute-radix")},
+        {"compute-lines", 0, "G", "compute backend: lines per workgroup 1, 2, 4, 8 or 16 (default: by size)", set("compute-lines")},
+        {"compute-max-line", 0, "L",
+         "compute backend: longer lines take two dispatches (four-step);\n"
+         "default 4096 (longer spills registers); up to 16384",
+         set("compute-max-line")},
+    };
+}
+
+OptionSpec gl_device_spec(ContextOptions& gl, const char* help) {
+    return {"gl-device", 0, "N", help,
+            [&gl](const std::string& v) { gl.device = parse_int(v, "--gl-device", 0, 1024); }};
+}
+
+std::vector<OptionSpec> help_and_version_specs(const char* tool, const std::function<void()>& help, const char* help_text) {
+    return {
+        {"help", 'h', "", help_text, [help](const std::string&) { help(); std::exit(kExitOk); }},
+        {"version", 0, "", "the version",
+         [tool](const std::string&) {
+             std::printf("%s (gpufft) %s\n", tool, kVersion);
+             std::exit(kExitOk);
+         }},
+    };
+}
+
+std::vector<OptionSpec> operator+(std::vector<OptionSpec> a, const std::vector<OptionSpec>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+}  // namespace gpufft
