@@ -1,7 +1,7 @@
 // fft_line.comp: the compute backend. Workgroups transform whole lines (row pairs, or column pairs
-// of the compressed layout) in shared memory and registers: the Intel article's one dispatch per
-// axis (seeds 000/001), Stockham stages of radix 16, 8, 4 (seed 002), with the paper's
-// real-to-complex packing (Eq. 7-8) and compressed layout (Eq. 9-10) folded into loads and stores.
+// of the compressed layout) in shared memory and registers: one dispatch per axis, Stockham
+// stages of radix 16, 8, 4, with the paper's real-to-complex packing (Eq. 7-8) and compressed
+// layout (Eq. 9-10) folded into loads and stores.
 // A filter is three dispatches: rows, columns (forward, multiply, inverse), rows.
 //
 // Each of the T = L / R threads of a line holds R elements (vec4 real and imaginary parts: the

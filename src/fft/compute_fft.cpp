@@ -1,5 +1,7 @@
 #include "fft/compute_fft.h"
 
+#include "fft/tuning.h"
+#include "gl/context.h"
 #include "fft/twiddle.h"
 
 #include <algorithm>
@@ -55,12 +57,7 @@ void bind(int unit, const Texture* t) {
     glBindTexture(GL_TEXTURE_RECTANGLE, t ? t->id() : 0);
 }
 
-constexpr int kMaxThreads = 1024;  // GL's guaranteed minimum of invocations per workgroup, and the H200's
-// Elements (complex RGBA, 8 floats) a workgroup holds in registers, by default: threads x radix. At
-// 1024 threads a thread gets at most 64 registers, so 8192 elements spill; measured on the H200,
-// every configuration of 8192 ran 3-10x slower (1024^2 radix 8 x 8 lines 350 us against 83 at
-// 4 lines; 4096^2 radix 8 x 2 lines 3.6 ms against 1.13 at one line).
-constexpr int kMaxElements = 4096;
+constexpr int kMaxThreads = 1024;  // GL's guaranteed minimum of invocations per workgroup
 
 }  // namespace
 
@@ -87,9 +84,7 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
     check_texture_size(width, height);
     if (!supported()) throw GlError("the compute backend needs OpenGL 4.3 compute shaders");
     shared_bytes_ = gl_integer(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
-    // Mesa's llvmpipe: a JIT for which big unrolled compute programs are slow to compile (radix 16:
-    // 10-20 s, radix 4 with 2 components: about 1 s), while the CPU gains nothing from fewer rounds.
-    software_ = software_renderer();
+    tuning_ = &compute_tuning(query_gl_info().renderer);
     buffers_ = GLEW_VERSION_4_3 || GLEW_ARB_shader_storage_buffer_object;
     rows_out_ = RenderTarget(width, height, options.storage);
     columns_out_ = RenderTarget(width, height, options.storage);
@@ -118,9 +113,10 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
 
 
 std::vector<int> ComputeFft::split(int length) const {
-    // Whole where one line fits a workgroup (kMaxElements by default; with --compute-max-line up
-    // to 1024 threads of 16 elements, one float per element in shared memory at a time).
-    const int most = options_.compute_max_line ? std::min(options_.compute_max_line, 16 * kMaxThreads) : kMaxElements;
+    // Whole where one line fits a workgroup (the device's max_elements by default; with
+    // --compute-max-line up to 1024 threads of 16 elements, one float per element in shared memory
+    // at a time).
+    const int most = options_.compute_max_line ? std::min(options_.compute_max_line, 16 * kMaxThreads) : tuning_->max_elements;
     if (length <= most && shared_bytes(length, 1, 1, 0) <= shared_bytes_) return {length};
     // Four-step: L1 = 2^ceil(log2(F) / 2) elements in step A, L2 = F / L1 in step B.
     int n = log2_exact(length), l1 = 1 << ((n + 1) / 2);
@@ -137,38 +133,35 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // The axis's lines: N/2 row pairs; M/2 - 1 column pairs, or pair 0.
     const int axis_lines = rows ? height_ / 2 : d.pair0 ? 1 : width_ / 2 - 1;
     s.line_count = axis_lines * s.sublines;
-    // Radix: the option, else 4 up to lines of 1024 and 8 above (measured on the H200: 1024^2
-    // 75 us at radix 4, 93 at 8; 4096^2 1.47 ms at radix 4, 1.15 at 8), raised where a line would
-    // need more than 1024 threads.
-    s.radix = options_.compute_radix ? options_.compute_radix : s.length <= 1024 ? 4 : 8;
+    // Radix: the option, else the device's by line length, raised where a line would need more
+    // than 1024 threads.
+    const ComputeTuning& t = *tuning_;
+    s.radix = options_.compute_radix ? options_.compute_radix : s.length <= t.radix_switch ? t.radix_short : t.radix_long;
     while (s.length / s.radix > kMaxThreads) s.radix *= 2;
     s.radix = std::min({s.radix, 16, s.length});
     s.threads = s.length / s.radix;
-    // Whole column lines of up to 1024 take one line per workgroup and at most 4 components
-    // (measured on the H200 at 1024^2: 32.0 us, against 33.3 with two lines and 2 components, 36.9
-    // with one line and 8).
-    const bool short_columns = !rows && d.step == 0 && s.length <= 1024 && options_.compute_lines == 0;
-    const int most = short_columns ? 4 : 8;
-    // Components per exchange round: as many as fit (at most 2 on llvmpipe, whose JIT is slow to
-    // compile more, and `most`), padded where the padding fits too; 0 if not even one fits.
+    // Whole short column lines take one line per workgroup and fewer components.
+    const bool short_columns = !rows && d.step == 0 && s.length <= t.short_column_length && options_.compute_lines == 0;
+    const int most = std::min(t.max_components, short_columns ? t.short_column_components : 8);
+    // Components per exchange round: as many as fit (at most `most`), padded where the padding
+    // fits too; 0 if not even one fits.
     auto fit = [&](int lines, int& pad) {
         for (int c : {8, 4, 2, 1}) {
-            if ((software_ && c > 2) || c > most) continue;
+            if (c > most) continue;
             pad = pad_every(c, lines);
             if (shared_bytes(s.length, lines, c, pad) > shared_bytes_) pad = 0;
             if (shared_bytes(s.length, lines, c, pad) <= shared_bytes_) return c;
         }
         return 0;
     };
-    // Lines per workgroup: the option, else up to 4 for rows (a warp then covers a 2D patch of the
-    // tiled texture) and 2 for columns, where that still leaves two components per exchange
-    // round (measured on the H200: one component, eight rounds an exchange, ran 3-10x slower).
-    // Pair 0's mirror in step B needs two.
+    // Lines per workgroup: the option, else the device's for rows and columns, where that still
+    // leaves two components per exchange round (one component, eight rounds an exchange, is far
+    // slower). Pair 0's mirror in step B needs two.
     const bool mirror_b = d.pair0 && d.step == 2 && (d.store == Store::Spectrum || d.multiply_last);
     const bool chosen = options_.compute_lines != 0 || mirror_b;
-    int lines = mirror_b ? 2 : options_.compute_lines ? options_.compute_lines : rows ? 4 : short_columns ? 1 : 2;
+    int lines = mirror_b ? 2 : options_.compute_lines ? options_.compute_lines : rows ? t.row_lines : short_columns ? 1 : t.column_lines;
     int pad = 0;
-    while (lines > 1 && (lines * s.threads > kMaxThreads || (!chosen && lines * s.length > kMaxElements) ||
+    while (lines > 1 && (lines * s.threads > kMaxThreads || (!chosen && lines * s.length > t.max_elements) ||
                          (!mirror_b && lines > s.line_count) || fit(lines, pad) < (chosen ? 1 : 2)))
         lines /= 2;
     s.lines = lines;
@@ -176,15 +169,11 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.pad_every = pad;
     if (!s.components) throw GlError("a line of " + std::to_string(s.length) + " does not fit the GL's shared memory");
     s.groups = mirror_b ? s.sublines / 2 + 1 : (s.line_count + lines - 1) / lines;
-    // Twiddle paths (whole lines; the four-step steps read the texture): the row dispatches take
-    // every stage's twiddles from the buffer, the column dispatches over 1024 the forward stages'.
-    // Measured on the H200, us per dispatch at 1024^2 / 2048^2 / 4096^2: rows forward 23.0 / 68.1 /
-    // 340 from the texture, 22.0 / 67.0 / 320 from the buffer; the column filter 32.0 / 112.6 / 426
-    // from the texture, 33.0 / 111.3 / 366 with the forward stages from the buffer, 385 at 4096^2
-    // with the inverse stages', 506 with all (other splits by stage measured between those).
+    // Twiddle paths (whole lines; the four-step steps read the texture): the texture unit or the
+    // storage buffer, split between them as the device's row says.
     if (buffers_ && d.step == 0) {
-        s.forward_buffer = s.inverse_buffer = rows ? ~0u : 0u;
-        if (!rows && s.length > 1024) s.forward_buffer = ~0u;
+        s.forward_buffer = s.inverse_buffer = rows && t.row_twiddles_from_buffer ? ~0u : 0u;
+        if (!rows && s.length > t.column_forward_buffer_above) s.forward_buffer = ~0u;
     }
     return s;
 }

@@ -14,6 +14,8 @@
 
 namespace gpufft {
 
+struct ComputeTuning;
+
 class ComputeFft : public Fft2D {
 public:
     ComputeFft(ProgramCache& programs, int width, int height, const FftOptions& options = {});
@@ -94,7 +96,7 @@ private:
     ProgramCache& programs_;
     FftOptions options_;
     int shared_bytes_;
-    bool software_;
+    const ComputeTuning* tuning_ = nullptr;  // fft/tuning.h: this device's constants
     RenderTarget rows_out_, columns_out_;   // H (tangled row transforms), and the row pairs for the inverse
     RenderTarget scratch_;                  // between the steps of the four-step route, where it runs
     std::map<int, Texture> twiddles_;       // W_F^k, k < F, per line length

@@ -1,0 +1,28 @@
+// The compute backend's device tuning in one place: the constants that shape its dispatches, one
+// row per kind of device, chosen by the GL renderer (GLFFT's static wisdom, VkFFT's vendor switch).
+// The measurements behind each value are in src/README.md ("The compute backend").
+#pragma once
+
+#include <string>
+
+namespace gpufft {
+
+struct ComputeTuning {
+    const char* device;               ///< renderer names, '|'-separated, matched in GL_RENDERER ("": any)
+    int radix_short = 4;              ///< largest stage radix for lines up to `radix_switch` ...
+    int radix_long = 8;               ///< ... and above it
+    int radix_switch = 1024;
+    int row_lines = 4;                ///< lines per workgroup: rows (a warp covers a 2D texture patch)
+    int column_lines = 2;             ///< columns
+    int short_column_length = 1024;   ///< whole column lines up to this length run one per workgroup,
+    int short_column_components = 4;  ///< with at most this many floats per shared-memory round
+    int max_components = 8;           ///< floats per shared-memory exchange round
+    int max_elements = 4096;          ///< complex RGBA elements a workgroup holds before registers spill
+    bool row_twiddles_from_buffer = true;   ///< row dispatches: every stage's twiddles from the storage buffer
+    int column_forward_buffer_above = 1024; ///< column lines longer than this: forward stages' twiddles from it
+};
+
+/// The row for `renderer` (GL_RENDERER).
+const ComputeTuning& compute_tuning(const std::string& renderer);
+
+}  // namespace gpufft
