@@ -23,6 +23,11 @@ struct OptionSpec {
     std::string display = {};
 };
 
+/// The action of a flag: sets `b` to `value`.
+inline std::function<void(const std::string&)> set_flag(bool& b, bool value = true) {
+    return [&b, value](const std::string&) { b = value; };
+}
+
 /// Runs each option's apply() in command-line order (getopt_long: long names may be abbreviated,
 /// options and operands may mix, "--" ends the options); returns the operands. Throws UsageError
 /// for an unknown option or a missing value.

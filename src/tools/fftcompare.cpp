@@ -69,7 +69,6 @@ void print_help();
 
 /// Every option of fftcompare, written once: the parser and --help both read this table.
 std::vector<OptionSpec> option_specs(Options& o) {
-    auto flag = [](bool& b, bool v) { return [&b, v](const std::string&) { b = v; }; };
     std::vector<OptionSpec> specs = {
         {"sizes", 0, "LIST",
          "sizes, e.g. 128,256,1024x256 (M columns x N rows; default\n"
@@ -89,7 +88,7 @@ std::vector<OptionSpec> option_specs(Options& o) {
          [&o](const std::string& v) { o.warm_up = parse_double(v, "--warm-up", 0, 60); }},
         {"threads", 0, "N", "the \"all cores\" FFTW thread count (default " + std::to_string(Options().threads) + ")",
          [&o](const std::string& v) { o.threads = parse_int(v, "--threads", 1, 4096); }},
-        {"no-speed", 0, "", "accuracy only", flag(o.speed, false)},
+        {"no-speed", 0, "", "accuracy only", set_flag(o.speed, false)},
         {"max-error", 0, "E", "fail if a GPU relative RMS error exceeds E (default 1e-6)",
          [&o](const std::string& v) { o.max_error = parse_double(v, "--max-error", 0, 1); }},
         {"max-ratio", 0, "R", "fail if a GPU error exceeds R times fftwf's (default 3; 0: off)",
@@ -105,8 +104,8 @@ std::vector<OptionSpec> option_specs(Options& o) {
                {"pass-costs", 0, "",
                 "fragment backend: GPU time of each kind of pass per size (a copy pass,\n"
                 "FFT passes, untangle, multiply), fragments/s and bytes/s",
-                flag(o.pass_costs, true)},
-               {"test-corrupt-spectrum", 0, "", "test hook: damage the GPU spectra, so the checks must fail", flag(o.corrupt, true)},
+                set_flag(o.pass_costs)},
+               {"test-corrupt-spectrum", 0, "", "test hook: damage the GPU spectra, so the checks must fail", set_flag(o.corrupt)},
                {"quiet", 'q', "", "no progress on stderr", [&o](const std::string&) { o.verbosity = 0; }},
            } +
            help_and_version_specs(kTool, print_help);

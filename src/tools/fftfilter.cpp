@@ -67,7 +67,6 @@ void print_help();
 
 /// Every option of fftfilter, written once: the parser and --help both read this table.
 std::vector<OptionSpec> option_specs(Options& o) {
-    auto flag = [](bool& b, bool v) { return [&b, v](const std::string&) { b = v; }; };
     std::vector<OptionSpec> specs = {
         {"kernel", 'k', "SPEC", "impulse response (default gaussian:2), see Kernels below", [&o](const std::string& v) { o.kernel = v; }},
         {"output", 'o', "PATH",
@@ -78,7 +77,7 @@ std::vector<OptionSpec> option_specs(Options& o) {
          "reflect (default) | clamp | zero | wrap: what lies beyond the edges.\n"
          "wrap is circular convolution (the paper's); the others pad the image",
          [&o](const std::string& v) { o.boundary = parse_boundary(v); }},
-        {"spectrum", 0, "", "write the centred log-magnitude spectrum (Figure 4b) instead of filtering", flag(o.spectrum, true)},
+        {"spectrum", 0, "", "write the centred log-magnitude spectrum (Figure 4b) instead of filtering", set_flag(o.spectrum)},
         {"synth", 0, "SPEC",
          "no input: a texture from random phases (Figure 5), |F| ~ f^-power,\n"
          "e.g. --synth 512x512:power=2:seed=7 (add :colour for RGB)",
@@ -88,14 +87,14 @@ std::vector<OptionSpec> option_specs(Options& o) {
              o.depth = parse_int(v, "--depth", 8, 16);
              if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16");
          }},
-        {"force", 'f', "", "replace existing outputs (never an input)", flag(o.force, true)},
-        {"no-normalize", 0, "", "PNG kernels keep their raw values (8/16-bit mapped to [0, 1])", flag(o.normalize, false)},
+        {"force", 'f', "", "replace existing outputs (never an input)", set_flag(o.force)},
+        {"no-normalize", 0, "", "PNG kernels keep their raw values (8/16-bit mapped to [0, 1])", set_flag(o.normalize, false)},
         {"linear", 0, "",
          "filter in linear light: decode sRGB (or the file's gAMA) first, encode\n"
          "after. Default: filter the stored values",
-         flag(o.linear, true)},
+         set_flag(o.linear)},
         {"premultiply", 0, "", "filter colour premultiplied by alpha (no dark fringes at transparent edges)",
-         flag(o.premultiply, true)},
+         set_flag(o.premultiply)},
         {"max-fft", 0, "N",
          "largest FFT side; larger images are filtered in overlap-save tiles\n"
          "(default: the GPU's texture limit)",
@@ -139,7 +138,7 @@ std::vector<OptionSpec> option_specs(Options& o) {
                {"report-resources", 0, "",
                 "print resident memory and live GL objects after the first and the\n"
                 "last file (a batch should leave both flat)",
-                flag(o.report_resources, true)},
+                set_flag(o.report_resources)},
                {"quiet", 'q', "", "only errors", [&o](const std::string&) { o.verbosity = 0; }},
                {"verbose", 'v', "", "a line per file: format, FFT size, tiles, GPU time", [&o](const std::string&) { o.verbosity = 2; }},
            } +
@@ -306,6 +305,315 @@ std::string milliseconds(double seconds) {
     return buf;
 }
 
+/// One run of fftfilter over its files: the per-file stages that the batch pipeline puts on
+/// threads (read, cpu_filter and write on the workers; gpu_submit and gpu_flush on the GL thread),
+/// with the backend, kernel and outputs chosen before any file is read, and the report.
+class FilterBatch {
+public:
+    FilterBatch(const Options& o, Kernel kernel, std::vector<Job> jobs, std::unique_ptr<Gpu> gpu, Backend backend,
+                std::chrono::steady_clock::time_point start)
+        : o_(o), kernel_(std::move(kernel)), jobs_(std::move(jobs)), gpu_(std::move(gpu)), backend_(backend), start_(start),
+          compression_(o.compression < 0 ? kDefaultCompression : o.compression),
+          workers_(o.jobs > 0 ? o.jobs : hardware_threads()), progress_(jobs_.size(), o.verbosity > 0) {
+        fft_ = o.fft;
+        fft_.backend = backend_ == Backend::Fftw ? Backend::Auto : backend_;
+        sample_limits_ = gpu_ && o.gpu_convert ? SampleIo::limits() : SampleLimits{};
+        limits_.max_pixels = o.max_pixels;
+        if (!o.spectrum && backend_ == Backend::Fftw) fftw_ = std::make_unique<FftwConvolver>(kernel_, o.boundary);
+    }
+
+    int workers() const { return workers_; }
+
+    /// Runs every file through the pipeline, then prints the summary; the tool's exit status.
+    int run();
+
+private:
+    /// Worker: decodes file i and decides its path.
+    std::unique_ptr<FileWork> read(size_t i) {
+        auto w = std::make_unique<Work>();
+        w->job = &jobs_[i];
+        const Job& job = jobs_[i];
+        if (!job.problem.empty()) throw Error(job.problem);
+        if (!o_.force && file_exists(job.output)) throw Error(job.output + ": already exists (use --force to replace it)");
+        PngSamples png = read_png_samples(job.input, limits_);
+        w->in_format = png.format;
+        w->width = png.samples.width;
+        w->height = png.samples.height;
+        w->transfer = transfer_of(png.format);
+        const bool alpha = png.format.has_alpha();
+        // The GPU conversion covers every case but two, which the CPU converts: premultiplied
+        // alpha divided back (a division, which GLSL does not round exactly), and a grey image
+        // under a per-channel kernel (whether it comes out grey depends on the whole result).
+        const PngFormat out_format = output_format(png.format, false);
+        const bool on_samples = !o_.spectrum && backend_ != Backend::Fftw && !(o_.premultiply && alpha) &&
+                                !(png.format.is_grey() && kernel_.per_channel) &&
+                                sample_limits_.fits(w->width, w->height, png.samples.channels, png.samples.depth,
+                                                   channels_of(out_format.color_type), out_format.bit_depth);
+        if (on_samples) {
+            w->path = Path::Samples;
+            w->on_gpu = true;
+            w->out_format = out_format;
+            SampleConversion& c = w->conversion;
+            c.in_channels = png.samples.channels;
+            c.in_depth = png.samples.depth;
+            c.out_channels = channels_of(w->out_format.color_type);
+            c.out_depth = w->out_format.bit_depth;
+            c.linear = o_.linear;
+            c.transfer = w->transfer;
+            w->samples = std::move(png.samples);
+            return std::unique_ptr<FileWork>(std::move(w));
+        }
+        w->image = samples_to_image(png.samples);
+        if (o_.linear) to_linear(w->image, w->transfer);
+        if (o_.spectrum) {
+            w->path = Path::Spectrum;
+            w->on_gpu = true;
+        } else {
+            if (o_.premultiply && alpha) premultiply(w->image);
+            w->path = backend_ == Backend::Fftw ? Path::Cpu : Path::Float;
+            w->on_gpu = w->path == Path::Float;
+        }
+        return std::unique_ptr<FileWork>(std::move(w));
+    }
+
+    /// Worker: the FFTW backend's filter.
+    void cpu_filter(FileWork& fw) {
+        auto& w = static_cast<Work&>(fw);
+        thread_local FftwConvolver::Workspace workspace;
+        FftwConvolver::Stats s = fftw_->apply(w.image, channels_used(w.in_format, kernel_.per_channel), workspace);
+        w.detail = std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height) + " FFTW, " +
+                   std::to_string(s.channels) + " channel" + (s.channels == 1 ? "" : "s");
+    }
+
+    /// GL thread: queues a file's GPU work; appends the files whose GPU work is complete.
+    void gpu_submit(std::unique_ptr<FileWork> fw, std::vector<std::unique_ptr<FileWork>>& done) {
+        auto& w = static_cast<Work&>(*fw);
+        auto t0 = std::chrono::steady_clock::now();
+        try {
+            if (w.path == Path::Samples) {
+                Convolver& c = convolver_ready();
+                c.submit(w.samples, w.conversion);
+                w.times.setup += c.last().setup_ms * 1e-3;
+                w.times.upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
+                                  c.last().setup_ms * 1e-3;
+                auto [fw_, fh_] = c.last_grid();
+                w.detail = std::to_string(c.last().tiles) + " tile" + (c.last().tiles == 1 ? "" : "s") + " of " +
+                           std::to_string(fw_) + "x" + std::to_string(fh_);
+                queued_.push_back(&w);
+                in_gpu_.push_back(std::move(fw));
+                while (convolver_->pending() > 1) collect_one(done);
+                if (o_.report_resources && first_gl_objects_ < 0) first_gl_objects_ = measure_resources().gl_objects;
+                return;
+            }
+            gpu_flush(done);  // in order, and the synchronous paths below share the GPU
+            if (w.path == Path::Spectrum) {
+                w.image = spectrum_image(gpu_->programs, w.image, o_.boundary, fft_);
+                w.detail = std::to_string(w.image.width) + "x" + std::to_string(w.image.height) + " FFT";
+            } else {
+                Convolver& c = convolver_ready();
+                w.image = c.apply(w.image);
+                const Convolver::Stats& s = c.last();
+                w.gpu_ms = s.gpu_ms;
+                w.times.setup += s.setup_ms * 1e-3;
+                w.detail = std::to_string(s.tiles) + " tile" + (s.tiles == 1 ? "" : "s") + " of " +
+                           std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height) + " (converted on the CPU)";
+            }
+            double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            w.times.gpu += w.gpu_ms * 1e-3;
+            // transfers and float conversion on the GL thread
+            w.times.upload += std::max(0.0, wall - w.gpu_ms * 1e-3 - w.times.setup);
+            if (o_.report_resources && first_gl_objects_ < 0) first_gl_objects_ = measure_resources().gl_objects;
+        } catch (...) {
+            w.error = std::current_exception();
+            try {
+                std::rethrow_exception(w.error);
+            } catch (const GlError&) {
+                // GPU memory may be short: complete what is queued, then start afresh.
+                try {
+                    gpu_flush(done);
+                } catch (...) {
+                    for (Work* q : queued_) q->error = std::current_exception();
+                    for (auto& p : in_gpu_) done.push_back(std::move(p));
+                    in_gpu_.clear();
+                    queued_.clear();
+                }
+                convolver_.reset();
+            } catch (...) {
+            }
+        }
+        done.push_back(std::move(fw));
+    }
+
+    /// GL thread: completes every queued file.
+    void gpu_flush(std::vector<std::unique_ptr<FileWork>>& done) {
+        while (!queued_.empty()) collect_one(done);
+    }
+
+    void collect_one(std::vector<std::unique_ptr<FileWork>>& done) {
+        Work* w = queued_.front();
+        auto t0 = std::chrono::steady_clock::now();
+        w->samples = convolver_->collect(&w->gpu_ms);
+        w->times.download += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        w->times.gpu += w->gpu_ms * 1e-3;
+        queued_.pop_front();
+        auto it = std::find_if(in_gpu_.begin(), in_gpu_.end(), [&](const auto& p) { return p.get() == w; });
+        done.push_back(std::move(*it));
+        in_gpu_.erase(it);
+    }
+
+    /// Worker: encodes and writes a filtered file.
+    void write(FileWork& fw) {
+        auto& w = static_cast<Work&>(fw);
+        if (w.path == Path::Samples) {
+            write_png_samples(w.job->output, w.samples, w.out_format, o_.force, compression_);
+            return;
+        }
+        if (w.path == Path::Spectrum) {
+            w.out_format = output_format(w.in_format, false);
+            w.out_format.color_type = w.in_format.is_grey() ? 0 : 2;  // a spectrum has no alpha
+            w.out_format.srgb = false;
+            w.out_format.gamma = 0;
+            w.out_format.icc_profile.clear();
+            if (w.out_format.bit_depth < 8) w.out_format.bit_depth = 8;
+        } else {
+            if (o_.premultiply && w.in_format.has_alpha()) unpremultiply(w.image);
+            if (o_.linear) from_linear(w.image, w.transfer);
+            bool colour = w.in_format.is_grey() && kernel_.per_channel && has_colour(w.image, 16);
+            w.out_format = output_format(w.in_format, colour);
+        }
+        write_png(w.job->output, w.image, w.out_format, o_.force, compression_);
+    }
+
+    /// Any thread, one at a time: reports a finished file.
+    void finish(size_t i, FileWork* fw, std::exception_ptr error) {
+        const Job& job = jobs_[i];
+        ++done_count_;
+        if (o_.report_resources && done_count_ == 1) {
+            first_use_.resident_mib = measure_resources().resident_mib;
+            first_use_.gl_objects = first_gl_objects_;
+        }
+        if (error) {
+            progress_.clear();
+            std::string message;
+            try {
+                std::rethrow_exception(error);
+            } catch (const std::exception& e) {
+                message = e.what();
+            }
+            // Every message names its file: those from reading and writing do already.
+            if (message.rfind(job.input + ":", 0) != 0 && message.rfind(job.output + ":", 0) != 0)
+                message = job.input + ": " + message;
+            report(kTool, message, kExitFailed);
+            ++failed_;
+        } else {
+            auto& w = static_cast<Work&>(*fw);
+            megapixels_ += static_cast<double>(w.width) * static_cast<double>(w.height) * 1e-6;
+            if (o_.verbosity > 1) {
+                progress_.clear();
+                const StageTimes& t = w.times;
+                std::string gpu_part = w.on_gpu ? ", GPU " + milliseconds(w.gpu_ms * 1e-3) + " ms" : "";
+                std::fprintf(stderr, "%s: %s (%s, %dx%d) -> %s (%s): %s%s; decode %s, %s, encode %s ms\n", kTool,
+                             job.input.c_str(), w.in_format.describe().c_str(), w.width, w.height, job.output.c_str(),
+                             w.out_format.describe().c_str(), w.detail.c_str(), gpu_part.c_str(),
+                             milliseconds(t.decode).c_str(),
+                             w.on_gpu ? ("upload " + milliseconds(t.upload) + ", download " + milliseconds(t.download)).c_str()
+                                      : ("filter " + milliseconds(t.cpu_filter)).c_str(),
+                             milliseconds(t.encode).c_str());
+            }
+        }
+        progress_.update(done_count_, job.input);
+    }
+
+    Convolver& convolver_ready() {
+        if (!convolver_) {
+            ConvolveOptions co;
+            co.boundary = o_.boundary;
+            co.max_fft = o_.max_fft;
+            co.fft = fft_;
+            convolver_ = std::make_unique<Convolver>(gpu_->programs, kernel_, co);
+        }
+        return *convolver_;
+    }
+
+    const Options& o_;
+    const Kernel kernel_;
+    const std::vector<Job> jobs_;
+    std::unique_ptr<Gpu> gpu_;
+    const Backend backend_;
+    const std::chrono::steady_clock::time_point start_;
+    const int compression_;
+    const int workers_;
+    FftOptions fft_;
+    SampleLimits sample_limits_;
+    PngLimits limits_;
+    std::unique_ptr<Convolver> convolver_;
+    std::unique_ptr<FftwConvolver> fftw_;
+    // GL thread: submitted, samples not yet collected; --report-resources counts GL objects there.
+    std::deque<Work*> queued_;
+    std::vector<std::unique_ptr<FileWork>> in_gpu_;
+    std::atomic<int> first_gl_objects_{-1};
+    // finish() (one call at a time):
+    Progress progress_;
+    size_t failed_ = 0, done_count_ = 0;
+    double megapixels_ = 0;
+    ResourceUse first_use_;
+};
+
+int FilterBatch::run() {
+    BatchStages stages;
+    stages.read = [this](size_t i) { return read(i); };
+    stages.cpu_filter = [this](FileWork& fw) { cpu_filter(fw); };
+    stages.gpu_submit = [this](std::unique_ptr<FileWork> fw, std::vector<std::unique_ptr<FileWork>>& done) {
+        gpu_submit(std::move(fw), done);
+    };
+    stages.gpu_flush = [this](std::vector<std::unique_ptr<FileWork>>& done) { gpu_flush(done); };
+    stages.write = [this](FileWork& fw) { write(fw); };
+    stages.finish = [this](size_t i, FileWork* fw, std::exception_ptr error) { finish(i, fw, error); };
+
+    BatchOptions bo;
+    bo.workers = workers_;
+    const double before_batch = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    StageTimes totals = run_batch(jobs_.size(), stages, bo);
+    progress_.clear();
+    if (o_.report_resources)
+        report_resources(kTool, "file 1", jobs_.size() > 1 ? first_use_ : measure_resources(), "file " + std::to_string(jobs_.size()),
+                         measure_resources());
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const char* used = o_.spectrum ? "spectrum" : backend_name(backend_);
+    if (o_.verbosity > 0 && (jobs_.size() > 1 || o_.verbosity > 1))
+        std::fprintf(stderr, "%s: %zu file%s, %zu failed, %.1f MP in %.2f s, %.1f MP/s, backend %s\n", kTool, jobs_.size(),
+                     jobs_.size() == 1 ? "" : "s", failed_, megapixels_, seconds, seconds > 0 ? megapixels_ / seconds : 0.0, used);
+    if (o_.verbosity > 1 && seconds > 0) {
+        // Each stage's share of what runs it: workers for decode, CPU filter and encode; the GL
+        // thread for upload and download; the GPU for its own time.
+        struct Share {
+            const char* name;
+            double busy, capacity;
+        };
+        const double worker_capacity = seconds * workers_;
+        std::vector<Share> shares = {{"decode", totals.decode, worker_capacity},
+                                     {"filter (FFTW)", totals.cpu_filter, worker_capacity},
+                                     {"encode", totals.encode, worker_capacity},
+                                     {"upload", totals.upload, seconds},
+                                     {"download", totals.download, seconds},
+                                     {"GPU", totals.gpu, seconds}};
+        const Share* top = &shares[0];
+        for (const Share& s : shares)
+            if (s.busy / s.capacity > top->busy / top->capacity) top = &s;
+        std::fprintf(stderr,
+                     "%s: setup (s): %.2f before the batch (GL context, kernel), %.2f on the GL thread (transforms, "
+                     "programs, kernel spectra)\n"
+                     "%s: stage totals (s): decode %.2f, filter %.2f, upload %.2f, GPU %.2f, download %.2f, encode %.2f; "
+                     "waiting: workers %.2f, GL thread %.2f; GPU busy %.1f%%; bottleneck: %s (%.0f%% of %s)\n",
+                     kTool, before_batch, totals.setup, kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
+                     totals.worker_wait, totals.gpu_thread_wait, 100.0 * totals.gpu / seconds, top->name,
+                     100.0 * top->busy / top->capacity,
+                     top->capacity == seconds ? (top->name == std::string("GPU") ? "the GPU" : "the GL thread")
+                                              : (std::to_string(workers_) + " workers").c_str());
+    }
+    return failed_ ? kExitFailed : kExitOk;
+}
+
 int run(const Options& o) {
     KernelOptions ko;
     ko.normalize = o.normalize;
@@ -338,9 +646,7 @@ int run(const Options& o) {
             throw UsageError(e.what());
         }
     }
-    const std::vector<Job> all_jobs = plan_outputs(o);
-    const std::vector<Job> jobs = shard(all_jobs, o.shard, o.shards);
-    const int compression = o.compression < 0 ? kDefaultCompression : o.compression;
+    std::vector<Job> jobs = shard(plan_outputs(o), o.shard, o.shards);
 
     // The backend: GL where asked for (or needed, for spectra); auto measures nothing at run time
     // but follows the measurements in the README: FFTW on all cores where the renderer is a
@@ -368,268 +674,15 @@ int run(const Options& o) {
         }
     }
     if (backend == Backend::Fftw && !o.spectrum) gpu.reset();  // the context's memory is not needed
-    FftOptions fft = o.fft;
-    fft.backend = backend == Backend::Fftw ? Backend::Auto : backend;
-    const SampleLimits sample_limits = gpu && o.gpu_convert ? SampleIo::limits() : SampleLimits{};
-    const int workers = o.jobs > 0 ? o.jobs : hardware_threads();
+    const std::string gl = gpu ? ", " + describe_gl() : "";
+    FilterBatch batch(o, std::move(kernel), std::move(jobs), std::move(gpu), backend, start);
     if (o.verbosity > 1)
         std::fprintf(stderr, "%s: backend %s%s, %d worker thread%s%s\n", kTool,
-                     o.spectrum ? "spectrum (GL)" : backend_name(backend), backend_note.c_str(), workers,
-                     workers == 1 ? "" : "s", gpu ? (", " + describe_gl()).c_str() : "");
-
-    std::unique_ptr<Convolver> convolver;
-    std::unique_ptr<FftwConvolver> fftw;
-    if (!o.spectrum && backend == Backend::Fftw) fftw = std::make_unique<FftwConvolver>(kernel, o.boundary);
-    auto convolver_ready = [&]() -> Convolver& {
-        if (!convolver) {
-            ConvolveOptions co;
-            co.boundary = o.boundary;
-            co.max_fft = o.max_fft;
-            co.fft = fft;
-            convolver = std::make_unique<Convolver>(gpu->programs, kernel, co);
-        }
-        return *convolver;
-    };
-    PngLimits limits;
-    limits.max_pixels = o.max_pixels;
-
-    BatchStages stages;
-    stages.read = [&](size_t i) {
-        auto w = std::make_unique<Work>();
-        w->job = &jobs[i];
-        const Job& job = jobs[i];
-        if (!job.problem.empty()) throw Error(job.problem);
-        if (!o.force && file_exists(job.output)) throw Error(job.output + ": already exists (use --force to replace it)");
-        PngSamples png = read_png_samples(job.input, limits);
-        w->in_format = png.format;
-        w->width = png.samples.width;
-        w->height = png.samples.height;
-        w->transfer = transfer_of(png.format);
-        const bool alpha = png.format.has_alpha();
-        // The GPU conversion covers every case but two, which the CPU converts: premultiplied
-        // alpha divided back (a division, which GLSL does not round exactly), and a grey image
-        // under a per-channel kernel (whether it comes out grey depends on the whole result).
-        const PngFormat out_format = output_format(png.format, false);
-        const bool on_samples = !o.spectrum && backend != Backend::Fftw && !(o.premultiply && alpha) &&
-                                !(png.format.is_grey() && kernel.per_channel) &&
-                                sample_limits.fits(w->width, w->height, png.samples.channels, png.samples.depth,
-                                                   channels_of(out_format.color_type), out_format.bit_depth);
-        if (on_samples) {
-            w->path = Path::Samples;
-            w->on_gpu = true;
-            w->out_format = out_format;
-            SampleConversion& c = w->conversion;
-            c.in_channels = png.samples.channels;
-            c.in_depth = png.samples.depth;
-            c.out_channels = channels_of(w->out_format.color_type);
-            c.out_depth = w->out_format.bit_depth;
-            c.linear = o.linear;
-            c.transfer = w->transfer;
-            w->samples = std::move(png.samples);
-            return std::unique_ptr<FileWork>(std::move(w));
-        }
-        w->image = samples_to_image(png.samples);
-        if (o.linear) to_linear(w->image, w->transfer);
-        if (o.spectrum) {
-            w->path = Path::Spectrum;
-            w->on_gpu = true;
-        } else {
-            if (o.premultiply && alpha) premultiply(w->image);
-            w->path = backend == Backend::Fftw ? Path::Cpu : Path::Float;
-            w->on_gpu = w->path == Path::Float;
-        }
-        return std::unique_ptr<FileWork>(std::move(w));
-    };
-    stages.cpu_filter = [&](FileWork& fw) {
-        auto& w = static_cast<Work&>(fw);
-        thread_local FftwConvolver::Workspace workspace;
-        FftwConvolver::Stats s = fftw->apply(w.image, channels_used(w.in_format, kernel.per_channel), workspace);
-        w.detail = std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height) + " FFTW, " +
-                   std::to_string(s.channels) + " channel" + (s.channels == 1 ? "" : "s");
-    };
-    // --report-resources: GL objects are counted on the GL thread, after the first file's GPU work.
-    std::atomic<int> first_gl_objects{-1};
-    std::deque<Work*> queued;  // submitted to the GPU, samples not yet collected (GPU thread only)
-    std::vector<std::unique_ptr<FileWork>> in_gpu;
-    auto collect_one = [&](std::vector<std::unique_ptr<FileWork>>& done) {
-        Work* w = queued.front();
-        auto t0 = std::chrono::steady_clock::now();
-        w->samples = convolver->collect(&w->gpu_ms);
-        w->times.download += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        w->times.gpu += w->gpu_ms * 1e-3;
-        queued.pop_front();
-        auto it = std::find_if(in_gpu.begin(), in_gpu.end(), [&](const auto& p) { return p.get() == w; });
-        done.push_back(std::move(*it));
-        in_gpu.erase(it);
-    };
-    stages.gpu_flush = [&](std::vector<std::unique_ptr<FileWork>>& done) {
-        while (!queued.empty()) collect_one(done);
-    };
-    stages.gpu_submit = [&](std::unique_ptr<FileWork> fw, std::vector<std::unique_ptr<FileWork>>& done) {
-        auto& w = static_cast<Work&>(*fw);
-        auto t0 = std::chrono::steady_clock::now();
-        try {
-            if (w.path == Path::Samples) {
-                Convolver& c = convolver_ready();
-                c.submit(w.samples, w.conversion);
-                w.times.setup += c.last().setup_ms * 1e-3;
-                w.times.upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
-                                  c.last().setup_ms * 1e-3;
-                auto [fw_, fh_] = c.last_grid();
-                w.detail = std::to_string(c.last().tiles) + " tile" + (c.last().tiles == 1 ? "" : "s") + " of " +
-                           std::to_string(fw_) + "x" + std::to_string(fh_);
-                queued.push_back(&w);
-                in_gpu.push_back(std::move(fw));
-                while (convolver->pending() > 1) collect_one(done);
-                if (o.report_resources && first_gl_objects < 0) first_gl_objects = measure_resources().gl_objects;
-                return;
-            }
-            stages.gpu_flush(done);  // in order, and the synchronous paths below share the GPU
-            if (w.path == Path::Spectrum) {
-                w.image = spectrum_image(gpu->programs, w.image, o.boundary, fft);
-                w.detail = std::to_string(w.image.width) + "x" + std::to_string(w.image.height) + " FFT";
-            } else {
-                Convolver& c = convolver_ready();
-                w.image = c.apply(w.image);
-                const Convolver::Stats& s = c.last();
-                w.gpu_ms = s.gpu_ms;
-                w.times.setup += s.setup_ms * 1e-3;
-                w.detail = std::to_string(s.tiles) + " tile" + (s.tiles == 1 ? "" : "s") + " of " +
-                           std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height) + " (converted on the CPU)";
-            }
-            double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            w.times.gpu += w.gpu_ms * 1e-3;
-            // transfers and float conversion on the GL thread
-            w.times.upload += std::max(0.0, wall - w.gpu_ms * 1e-3 - w.times.setup);
-            if (o.report_resources && first_gl_objects < 0) first_gl_objects = measure_resources().gl_objects;
-        } catch (...) {
-            w.error = std::current_exception();
-            try {
-                std::rethrow_exception(w.error);
-            } catch (const GlError&) {
-                // GPU memory may be short: complete what is queued, then start afresh.
-                try {
-                    stages.gpu_flush(done);
-                } catch (...) {
-                    for (Work* q : queued) q->error = std::current_exception();
-                    for (auto& p : in_gpu) done.push_back(std::move(p));
-                    in_gpu.clear();
-                    queued.clear();
-                }
-                convolver.reset();
-            } catch (...) {
-            }
-        }
-        done.push_back(std::move(fw));
-    };
-    stages.write = [&](FileWork& fw) {
-        auto& w = static_cast<Work&>(fw);
-        if (w.path == Path::Samples) {
-            write_png_samples(w.job->output, w.samples, w.out_format, o.force, compression);
-            return;
-        }
-        if (w.path == Path::Spectrum) {
-            w.out_format = output_format(w.in_format, false);
-            w.out_format.color_type = w.in_format.is_grey() ? 0 : 2;  // a spectrum has no alpha
-            w.out_format.srgb = false;
-            w.out_format.gamma = 0;
-            w.out_format.icc_profile.clear();
-            if (w.out_format.bit_depth < 8) w.out_format.bit_depth = 8;
-        } else {
-            if (o.premultiply && w.in_format.has_alpha()) unpremultiply(w.image);
-            if (o.linear) from_linear(w.image, w.transfer);
-            bool colour = w.in_format.is_grey() && kernel.per_channel && has_colour(w.image, 16);
-            w.out_format = output_format(w.in_format, colour);
-        }
-        write_png(w.job->output, w.image, w.out_format, o.force, compression);
-    };
-
-    Progress progress(jobs.size(), o.verbosity > 0);
-    size_t failed = 0, done_count = 0;
-    double megapixels = 0;
-    ResourceUse first_use;
-    stages.finish = [&](size_t i, FileWork* fw, std::exception_ptr error) {
-        const Job& job = jobs[i];
-        ++done_count;
-        if (o.report_resources && done_count == 1) {
-            first_use.resident_mib = measure_resources().resident_mib;
-            first_use.gl_objects = first_gl_objects;
-        }
-        if (error) {
-            progress.clear();
-            std::string message;
-            try {
-                std::rethrow_exception(error);
-            } catch (const std::exception& e) {
-                message = e.what();
-            }
-            // Every message names its file: those from reading and writing do already.
-            if (message.rfind(job.input + ":", 0) != 0 && message.rfind(job.output + ":", 0) != 0)
-                message = job.input + ": " + message;
-            report(kTool, message, kExitFailed);
-            ++failed;
-        } else {
-            auto& w = static_cast<Work&>(*fw);
-            megapixels += static_cast<double>(w.width) * static_cast<double>(w.height) * 1e-6;
-            if (o.verbosity > 1) {
-                progress.clear();
-                const StageTimes& t = w.times;
-                std::string gpu_part = w.on_gpu ? ", GPU " + milliseconds(w.gpu_ms * 1e-3) + " ms" : "";
-                std::fprintf(stderr, "%s: %s (%s, %dx%d) -> %s (%s): %s%s; decode %s, %s, encode %s ms\n", kTool,
-                             job.input.c_str(), w.in_format.describe().c_str(), w.width, w.height, job.output.c_str(),
-                             w.out_format.describe().c_str(), w.detail.c_str(), gpu_part.c_str(),
-                             milliseconds(t.decode).c_str(),
-                             w.on_gpu ? ("upload " + milliseconds(t.upload) + ", download " + milliseconds(t.download)).c_str()
-                                      : ("filter " + milliseconds(t.cpu_filter)).c_str(),
-                             milliseconds(t.encode).c_str());
-            }
-        }
-        progress.update(done_count, job.input);
-    };
-
-    BatchOptions bo;
-    bo.workers = workers;
-    const double before_batch = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    StageTimes totals = run_batch(jobs.size(), stages, bo);
-    progress.clear();
-    if (o.report_resources)
-        report_resources(kTool, "file 1", jobs.size() > 1 ? first_use : measure_resources(), "file " + std::to_string(jobs.size()),
-                         measure_resources());
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const char* used = o.spectrum ? "spectrum" : backend_name(backend);
-    if (o.verbosity > 0 && (jobs.size() > 1 || o.verbosity > 1))
-        std::fprintf(stderr, "%s: %zu file%s, %zu failed, %.1f MP in %.2f s, %.1f MP/s, backend %s\n", kTool, jobs.size(),
-                     jobs.size() == 1 ? "" : "s", failed, megapixels, seconds, seconds > 0 ? megapixels / seconds : 0.0, used);
-    if (o.verbosity > 1 && seconds > 0) {
-        // Each stage's share of what runs it: workers for decode, CPU filter and encode; the GL
-        // thread for upload and download; the GPU for its own time.
-        struct Share {
-            const char* name;
-            double busy, capacity;
-        };
-        const double worker_capacity = seconds * workers;
-        std::vector<Share> shares = {{"decode", totals.decode, worker_capacity},
-                                     {"filter (FFTW)", totals.cpu_filter, worker_capacity},
-                                     {"encode", totals.encode, worker_capacity},
-                                     {"upload", totals.upload, seconds},
-                                     {"download", totals.download, seconds},
-                                     {"GPU", totals.gpu, seconds}};
-        const Share* top = &shares[0];
-        for (const Share& s : shares)
-            if (s.busy / s.capacity > top->busy / top->capacity) top = &s;
-        std::fprintf(stderr,
-                     "%s: setup (s): %.2f before the batch (GL context, kernel), %.2f on the GL thread (transforms, "
-                     "programs, kernel spectra)\n"
-                     "%s: stage totals (s): decode %.2f, filter %.2f, upload %.2f, GPU %.2f, download %.2f, encode %.2f; "
-                     "waiting: workers %.2f, GL thread %.2f; GPU busy %.1f%%; bottleneck: %s (%.0f%% of %s)\n",
-                     kTool, before_batch, totals.setup, kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
-                     totals.worker_wait, totals.gpu_thread_wait, 100.0 * totals.gpu / seconds, top->name,
-                     100.0 * top->busy / top->capacity,
-                     top->capacity == seconds ? (top->name == std::string("GPU") ? "the GPU" : "the GL thread")
-                                              : (std::to_string(workers) + " workers").c_str());
-    }
-    return failed ? kExitFailed : kExitOk;
+                     o.spectrum ? "spectrum (GL)" : backend_name(backend), backend_note.c_str(), batch.workers(),
+                     batch.workers() == 1 ? "" : "s", gl.c_str());
+    return batch.run();
 }
+
 
 }  // namespace
 

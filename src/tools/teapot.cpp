@@ -89,7 +89,6 @@ std::vector<OptionSpec> mode_specs(Options& o) {
 
 /// The other options of teapot, written once: the parser and --help both read these tables.
 std::vector<OptionSpec> option_specs(Options& o) {
-    auto flag = [](bool& b, bool v) { return [&b, v](const std::string&) { b = v; }; };
     std::vector<OptionSpec> specs = {
         {"size", 0, "N", "FFT size, a power of two (default 512)",
          [&o](const std::string& v) {
@@ -97,8 +96,8 @@ std::vector<OptionSpec> option_specs(Options& o) {
              if (!is_power_of_two(o.size)) throw UsageError("--size " + v + " is not a power of two");
          }},
         {"filter", 0, "SPEC", "initial filter: a kernel spec as in fftfilter (default gaussian:4)", [&o](const std::string& v) { o.filter = v; }},
-        {"no-filter", 0, "", "start with filtering off", flag(o.filtering, false)},
-        {"spectrum", 0, "", "start in the spectrum view (log magnitude, centred, as Figure 4b)", flag(o.spectrum, true)},
+        {"no-filter", 0, "", "start with filtering off", set_flag(o.filtering, false)},
+        {"spectrum", 0, "", "start in the spectrum view (log magnitude, centred, as Figure 4b)", set_flag(o.spectrum)},
         {"output", 'o', "FILE", "headless: the PNG to write (default teapot.png)", [&o](const std::string& v) { o.output = v; }},
         {"frames", 0, "K",
          "render K frames, then exit (with --screenshot: save it first); headless:\n"
@@ -107,7 +106,7 @@ std::vector<OptionSpec> option_specs(Options& o) {
         {"report-resources", 0, "",
          "headless: resident memory and live GL objects after the first and the\n"
          "last frame (a long run should leave both flat)",
-         flag(o.report_resources, true)},
+         set_flag(o.report_resources)},
         {"screenshot", 0, "FILE", "windowed: save the window to FILE after --frames", [&o](const std::string& v) { o.screenshot = v; }},
         {"window", 0, "WxH", "window size (default: the FFT size, at most 1024)",
          [&o](const std::string& v) { parse_size(v, "--window", o.window_width, o.window_height); }},
@@ -119,7 +118,7 @@ std::vector<OptionSpec> option_specs(Options& o) {
          [&o](const std::string& v) { o.exposure = static_cast<float>(parse_double(v, "--exposure", 0, 1000)); }},
         {"highlight", 0, "H", "specular intensity of the scene (default 6)",
          [&o](const std::string& v) { o.look.highlight = static_cast<float>(parse_double(v, "--highlight", 0, 1000)); }},
-        {"ldr", 0, "", "clamp the scene to [0, 1] before filtering (for comparisons with files)", flag(o.look.ldr, true)},
+        {"ldr", 0, "", "clamp the scene to [0, 1] before filtering (for comparisons with files)", set_flag(o.look.ldr)},
         {"depth", 0, "8|16", "bit depth of headless output (default 8)",
          [&o](const std::string& v) {
              o.depth = parse_int(v, "--depth", 8, 16);
@@ -144,7 +143,7 @@ std::vector<OptionSpec> option_specs(Options& o) {
     return specs + fft_option_specs(o.fft, &o.fft_chosen) +
            std::vector<OptionSpec>{
                gl_device_spec(o.gl, "EGL device index for --headless/--bench (default 0, or $GPUFFT_EGL_DEVICE)"),
-               {"verbose", 'v', "", "say what changes (filter, size, view) on standard output", flag(o.verbose, true)},
+               {"verbose", 'v', "", "say what changes (filter, size, view) on standard output", set_flag(o.verbose)},
            } +
            help_and_version_specs(kTool, print_help);
 }
