@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 using namespace gpufft;
@@ -308,6 +309,36 @@ TEST(boundary_rules) {
     EXPECT(boundary_index(-1, 5, Boundary::Zero) == -1 && boundary_index(5, 5, Boundary::Zero) == -1, "zero");
     EXPECT(boundary_index(-1, 5, Boundary::Wrap) == 4 && boundary_index(11, 5, Boundary::Wrap) == 1, "wrap");
     EXPECT(boundary_index(-3, 1, Boundary::Reflect) == 0, "reflect on a 1-pixel axis");
+}
+
+TEST(impulse_uploaded_by_its_taps_equals_the_whole_grid) {
+    // upload_impulse_response() clears the grid and uploads only the wrapped kernel's corner
+    // blocks; the grid must hold exactly impulse_response()'s floats, mirrored or not, whatever
+    // the kernel's centre, and where taps fold over a small grid too.
+    test::context();
+    Kernel skew;  // asymmetric, centre off the middle, a negative zero among the taps
+    skew.weights = Image(5, 3);
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 5; ++i)
+            for (int c = 0; c < 4; ++c) skew.weights.at(i, j)[c] = static_cast<float>(1 + i + 10 * j + 100 * c);
+    skew.weights.at(2, 1)[0] = -0.0f;
+    skew.cx = 3;
+    skew.cy = 0;
+    std::vector<Kernel> kernels = {parse_kernel("gaussian:2"), parse_kernel("motion:7,30"), parse_kernel("identity"), skew};
+    for (const Kernel& k : kernels)
+        for (auto [m, n] : {std::pair<int, int>{16, 8}, {32, 32}, {4, 4}})
+            for (bool flip : {false, true}) {
+                Texture grid(m, n);
+                upload_impulse_response(k, grid, flip);
+                std::vector<float> got(static_cast<size_t>(m) * static_cast<size_t>(n) * 4);
+                glBindTexture(GL_TEXTURE_RECTANGLE, grid.id());
+                glGetTexImage(GL_TEXTURE_RECTANGLE, 0, GL_RGBA, GL_FLOAT, got.data());
+                const std::vector<float> want = impulse_response(k, m, n, flip);
+                size_t differ = 0;
+                for (size_t t = 0; t < got.size(); ++t) differ += std::memcmp(&got[t], &want[t], sizeof(float)) != 0;
+                EXPECT(differ == 0, k.name.empty() ? "skew" : k.name, " on ", m, "x", n, flip ? " mirrored" : "", ": ", differ,
+                       " floats differ");
+            }
 }
 
 TEST(kernels_parse_and_normalise) {

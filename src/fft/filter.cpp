@@ -9,6 +9,17 @@ Filter::Filter(Fft2D& fft, const std::vector<float>& impulse_response)
     set_impulse_response(impulse_response);
 }
 
+Filter::Filter(Fft2D& fft, const Texture& impulse_response)
+    : fft_(fft), spectrum_(fft.width(), fft.height(), Storage::Float32) {
+    set_impulse_response(impulse_response);
+}
+
+void Filter::set_impulse_response(const Texture& impulse_response) {
+    if (impulse_response.width() != fft_.width() || impulse_response.height() != fft_.height())
+        throw std::invalid_argument("the impulse response must have the transform's size");
+    fft_.forward(impulse_response, spectrum_);
+}
+
 void Filter::set_impulse_response(const std::vector<float>& impulse_response) {
     if (impulse_response.size() != static_cast<size_t>(fft_.width()) * static_cast<size_t>(fft_.height()) * 4)
         throw std::invalid_argument("the impulse response must have the transform's size");

@@ -17,8 +17,11 @@ class Filter {
 public:
     /// `impulse_response`: M x N RGBA floats, origin at texel (0, 0), circular (index -1 is M - 1).
     Filter(Fft2D& fft, const std::vector<float>& impulse_response);
+    /// The same from an M x N texture holding the impulse response (e.g. fft.input()).
+    Filter(Fft2D& fft, const Texture& impulse_response);
 
     void set_impulse_response(const std::vector<float>& impulse_response);
+    void set_impulse_response(const Texture& impulse_response);
     /// Filters `frame` (M x N) into `out`.
     void apply(const Texture& frame, RenderTarget& out, Profile* profile = nullptr);
     /// CPU convenience: uploads, filters, reads back.

@@ -74,6 +74,25 @@ void Texture::upload(const float* rgba) {
     check_gl("uploading a texture");
 }
 
+void Texture::upload_region(int x, int y, int w, int h, const float* rgba) {
+    glBindTexture(GL_TEXTURE_RECTANGLE, id_.get());
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, x, y, w, h, GL_RGBA, GL_FLOAT, rgba);
+    check_gl("uploading part of a texture");
+}
+
+void Texture::clear() {
+    if (GLEW_VERSION_4_4 || GLEW_ARB_clear_texture) {
+        const float zero[4] = {0, 0, 0, 0};
+        glClearTexImage(id_.get(), 0, GL_RGBA, GL_FLOAT, zero);
+    } else {
+        std::vector<float> zeros(static_cast<size_t>(width_) * static_cast<size_t>(height_) * 4, 0.0f);
+        upload(zeros.data());
+    }
+    check_gl("clearing a texture");
+}
+
 Texture Texture::table(int width, const float* rgba) {
     Texture t(width, 1, Storage::Float32);
     t.upload(rgba);

@@ -26,6 +26,10 @@ public:
 
     /// Uploads width*height RGBA floats, row 0 first.
     void upload(const float* rgba);
+    /// Uploads w*h RGBA floats into the texels from (x, y), row y first.
+    void upload_region(int x, int y, int w, int h, const float* rgba);
+    /// Sets every texel to 0.
+    void clear();
     /// A 1-row table (the twiddles): width RG or RGBA floats.
     static Texture table(int width, const float* rgba);
 

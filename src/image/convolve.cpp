@@ -4,6 +4,7 @@
 #include "gl/gl.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <stdexcept>
 
@@ -87,6 +88,40 @@ std::vector<float> impulse_response(const Kernel& kernel, int fft_width, int fft
     return impulse;
 }
 
+void upload_impulse_response(const Kernel& kernel, Texture& target, bool flip_y) {
+    const Image& w = kernel.weights;
+    const int width = target.width(), height = target.height();
+    if (w.width > width || w.height > height) {  // taps fold over the grid: sum them on the CPU
+        target.upload(impulse_response(kernel, width, height, flip_y).data());
+        return;
+    }
+    target.clear();
+    // Tap (i, j) lands at ((i - cx) mod M, (j' - cy') mod N), j' the row or, mirrored, h - 1 - j
+    // with cy' = h - 1 - cy: along each axis a run of taps before the centre (wrapped to the
+    // grid's end) and one from it, each contiguous in the grid.
+    auto runs = [](int size, int centre, int grid) {
+        std::vector<std::array<int, 3>> r;  // {first tap, count, first texel}
+        if (centre > 0) r.push_back({0, centre, grid - centre});
+        r.push_back({centre, size - centre, 0});
+        return r;
+    };
+    const int cy = flip_y ? w.height - 1 - kernel.cy : kernel.cy;
+    std::vector<float> block;
+    for (const auto& [i0, ni, tx] : runs(w.width, kernel.cx, width))
+        for (const auto& [j0, nj, ty] : runs(w.height, cy, height)) {
+            if (ni <= 0 || nj <= 0) continue;
+            block.assign(static_cast<size_t>(ni) * static_cast<size_t>(nj) * 4, 0.0f);
+            for (int jj = 0; jj < nj; ++jj) {
+                const int j = flip_y ? w.height - 1 - (j0 + jj) : j0 + jj;
+                for (int ii = 0; ii < ni; ++ii)
+                    for (int c = 0; c < 4; ++c)  // + 0.0f: as impulse_response's sum into zeros (-0 becomes +0)
+                        block[(static_cast<size_t>(jj) * static_cast<size_t>(ni) + static_cast<size_t>(ii)) * 4 + static_cast<size_t>(c)] =
+                            0.0f + w.at(i0 + ii, j)[c];
+            }
+            target.upload_region(tx, ty, ni, nj, block.data());
+        }
+}
+
 Convolver::Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions options)
     : programs_(programs), kernel_(std::move(kernel)), options_(options) {
     if (options_.max_fft <= 0) {
@@ -105,7 +140,8 @@ Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
     while (static_cast<int>(setups_.size()) >= std::max(1, options_.cached_sizes)) setups_.pop_back();
     const auto start = std::chrono::steady_clock::now();
     Setup s{x.fft, y.fft, x, y, make_fft(programs_, x.fft, y.fft, options_.fft), nullptr, Texture()};
-    s.filter = std::make_unique<Filter>(*s.fft, impulse_response(kernel_, x.fft, y.fft));
+    upload_impulse_response(kernel_, s.fft->input());
+    s.filter = std::make_unique<Filter>(*s.fft, s.fft->input());
     setups_.push_front(std::move(s));
     setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return setups_.front();

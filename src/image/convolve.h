@@ -48,6 +48,10 @@ AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, 
 /// (0, 0), taps beyond the grid folded over it (circularly). With `flip_y` the kernel is mirrored
 /// vertically, for frames stored bottom row first (GL) while kernels are given top row first.
 std::vector<float> impulse_response(const Kernel& kernel, int fft_width, int fft_height, bool flip_y = false);
+/// The same into `target` (the grid's size), the same floats: where the kernel fits the grid only
+/// its taps are uploaded (the wrapped kernel's up to four corner blocks, the rest cleared), so no
+/// grid-sized buffer is made on the CPU.
+void upload_impulse_response(const Kernel& kernel, Texture& target, bool flip_y = false);
 
 struct ConvolveOptions {
     Boundary boundary = Boundary::Reflect;

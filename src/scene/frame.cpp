@@ -53,9 +53,9 @@ TeapotFrame::TeapotFrame(ProgramCache& programs, TeapotScene& scene, int size, c
 }
 
 void TeapotFrame::set_kernel(const Kernel& kernel) {
-    std::vector<float> impulse = impulse_response(kernel, size_, size_, true);
-    if (filter_) filter_->set_impulse_response(impulse);
-    else filter_ = std::make_unique<Filter>(*fft_, impulse);
+    upload_impulse_response(kernel, fft_->input(), true);
+    if (filter_) filter_->set_impulse_response(fft_->input());
+    else filter_ = std::make_unique<Filter>(*fft_, fft_->input());
 }
 
 const Texture& TeapotFrame::render(const Camera& camera, const SceneLook& look, bool filter, bool spectrum,
