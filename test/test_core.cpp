@@ -240,11 +240,13 @@ TEST(plans_write_every_texel_once_per_pass) {
 
 TEST(the_fast_chain_runs_where_it_can) {
     test::context();
+    FftOptions fragment;  // auto takes the compute backend on a GPU
+    fragment.backend = Backend::Fragment;
     for (Size s : {Size{4, 4}, Size{64, 16}, Size{1024, 1024}}) {
-        auto* fft = dynamic_cast<FragmentFft*>(test::fft(s));
+        auto* fft = dynamic_cast<FragmentFft*>(test::fft(s, fragment));
         EXPECT(fft && fft->fast(), s.m, "x", s.n, " did not get the fast chain");
     }
-    auto* small = dynamic_cast<FragmentFft*>(test::fft({2, 8}));
+    auto* small = dynamic_cast<FragmentFft*>(test::fft({2, 8}, fragment));
     EXPECT(small && !small->fast(), "2x8 should fall back to the radix-2 chain");
     FftOptions paper;
     paper.radix = 2;

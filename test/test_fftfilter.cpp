@@ -243,7 +243,10 @@ TEST(wrap_on_power_of_two_equals_the_core_filter) {
     TempDir dir;
     RawPng raw = fixture::random_png(64, 32, 6, 16, false, false, 9);
     fixture::write_file(dir / "in.png", fixture::encode(raw));
-    core = Filter(*test::fft({64, 32}), impulse).apply(expected_image(raw).rgba);
+    // The same backend on both sides (on a GPU, auto would take compute for the core filter).
+    FftOptions fragment;
+    fragment.backend = Backend::Fragment;
+    core = Filter(*test::fft({64, 32}, fragment), impulse).apply(expected_image(raw).rgba);
     test::Result r = test::run(tool() + " -q --backend fragment -k motion:9,20 -b wrap " + dir / "in.png" + " -o " + dir / "out.png");
     EXPECT(r.status == 0, r.err);
     PngImage out = read_png(dir / "out.png");
