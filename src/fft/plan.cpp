@@ -172,13 +172,15 @@ Plan filter_plan(int width, int height) {
     // Both spectra carry the forward scaling 1/(MN); their product needs one factor MN back
     // (convolution theorem with the paper's normalisation). A power of two: exact.
     multiply.scale = static_cast<float>(static_cast<double>(m) * n);
+    using Partner = MultiplyVariant::Partner;
+    using Part = MultiplyVariant::Part;
     for (int x : {0, m / 2}) {
-        for (int y : {0, n / 2}) add(multiply, {Program::Multiply, {"PART_REAL_ONLY"}}, {x, y, x + 1, y + 1});
-        add(multiply, {Program::Multiply, {"PARTNER_ROW", "PART_REAL"}}, {x, 1, x + 1, n / 2});
-        add(multiply, {Program::Multiply, {"PARTNER_ROW", "PART_IMAG"}}, {x, n / 2 + 1, x + 1, n});
+        for (int y : {0, n / 2}) add(multiply, Variant(MultiplyVariant{Partner::None, Part::RealOnly}), {x, y, x + 1, y + 1});
+        add(multiply, Variant(MultiplyVariant{Partner::Row, Part::Real}), {x, 1, x + 1, n / 2});
+        add(multiply, Variant(MultiplyVariant{Partner::Row, Part::Imag}), {x, n / 2 + 1, x + 1, n});
     }
-    add(multiply, {Program::Multiply, {"PARTNER_COLUMN", "PART_REAL"}}, {1, 0, m / 2, n});
-    add(multiply, {Program::Multiply, {"PARTNER_COLUMN", "PART_IMAG"}}, {m / 2 + 1, 0, m, n});
+    add(multiply, Variant(MultiplyVariant{Partner::Column, Part::Real}), {1, 0, m / 2, n});
+    add(multiply, Variant(MultiplyVariant{Partner::Column, Part::Imag}), {m / 2 + 1, 0, m, n});
     plan.passes.push_back(std::move(multiply));
     Plan inverse = inverse_plan(width, height);
     for (Pass& p : inverse.passes) plan.passes.push_back(std::move(p));
@@ -239,6 +241,16 @@ std::vector<std::string> FastVariant::defines() const {
 }
 
 Variant::Variant(const FastVariant& v) : program(Program::Fft), defines(v.defines()), file("fft_radix.frag"), fast(v) {}
+
+std::vector<std::string> MultiplyVariant::defines() const {
+    std::vector<std::string> d;
+    if (partner == Partner::Row) d.push_back("PARTNER_ROW");
+    if (partner == Partner::Column) d.push_back("PARTNER_COLUMN");
+    d.push_back(part == Part::RealOnly ? "PART_REAL_ONLY" : part == Part::Real ? "PART_REAL" : "PART_IMAG");
+    return d;
+}
+
+Variant::Variant(const MultiplyVariant& v) : program(Program::Multiply), defines(v.defines()), multiply(v) {}
 
 namespace {
 
@@ -434,13 +446,6 @@ long long table1_invocations(Program p, int width, int height) {
     return 0;
 }
 
-namespace {
-bool has(const Variant& v, const char* define) {
-    for (const std::string& d : v.defines)
-        if (d == define) return true;
-    return false;
-}
-}  // namespace
 
 int radix_of(const Variant& v) { return v.fast ? v.fast->radix : 0; }
 
@@ -469,7 +474,8 @@ Cost cost_of(const Variant& v) {
         case Program::Scale: return {1, 4, 1};
         case Program::Tangle: return {2, 4, 1};
         case Program::Pass: return {1, 0, 1};
-        case Program::Multiply: return has(v, "PART_REAL_ONLY") ? Cost{2, 8, 1} : Cost{4, 16, 1};  // (ab -+ a'b') * gain
+        case Program::Multiply:  // (ab -+ a'b') * gain
+            return v.multiply && v.multiply->part == MultiplyVariant::Part::RealOnly ? Cost{2, 8, 1} : Cost{4, 16, 1};
     }
     return {};
 }

@@ -51,16 +51,29 @@ struct FastVariant {
 const char* define_of(FastVariant::Load l);   ///< "LOAD_IMAGE", ...
 const char* define_of(FastVariant::Store s);  ///< "STORE_PLANES", ...
 
+/// multiply.frag's cases of the compressed layout (Eq. 10): where a texel's partner (the other part
+/// of its complex value) lies, and which part it writes. defines() writes its #defines.
+struct MultiplyVariant {
+    enum class Partner { None, Row, Column };  ///< None: the four purely real texels
+    enum class Part { RealOnly, Real, Imag };
+    Partner partner = Partner::None;
+    Part part = Part::RealOnly;
+    std::vector<std::string> defines() const;
+};
+
 /// A program with its variant #defines (Figure 3's cases), e.g. fft + {AXIS_ROWS, PAIR_TANGLED, PART_REAL}.
 struct Variant {
     Variant() = default;
     Variant(Program p, std::vector<std::string> d, std::string f = {}) : program(p), defines(std::move(d)), file(std::move(f)) {}
     /// The fast chain's fft_radix.frag variant `v`.
     explicit Variant(const FastVariant& v);
+    /// multiply.frag's case `v`.
+    explicit Variant(const MultiplyVariant& v);
     Program program = Program::Pass;
     std::vector<std::string> defines;
     std::string file;              ///< the source in programs/; empty: <program name>.frag
     std::optional<FastVariant> fast;  ///< set for fft_radix.frag: the fields its defines came from
+    std::optional<MultiplyVariant> multiply;  ///< set for multiply.frag
     std::string file_name() const;
     std::string describe() const;  ///< "fft[AXIS_ROWS PAIR_TANGLED PART_REAL]"
     bool operator<(const Variant& o) const;
