@@ -168,6 +168,8 @@ TEST(reader_decodes_every_colour_type_and_depth) {
     for (auto& [name, raw] : fixtures) {
         PngImage png = read_png(dir / name);
         EXPECT(png.image.width == raw.width && png.image.height == raw.height, name, ": size");
+        int w = 0, h = 0;  // the header alone, for planning ahead
+        EXPECT(png_dimensions(dir / name, w, h) && w == raw.width && h == raw.height, name, ": header gives ", w, "x", h);
         EXPECT(png.format.color_type == raw.color_type && png.format.bit_depth == raw.depth &&
                    png.format.interlaced == raw.interlace,
                name, ": format read as ", png.format.describe());
@@ -178,6 +180,10 @@ TEST(reader_decodes_every_colour_type_and_depth) {
         EXPECT(differ == 0, name, ": ", differ, " samples differ, first at pixel ", first / 4, " channel ", first % 4,
                ": expected ", expected.rgba[first], " got ", png.image.rgba[first]);
     }
+    int w = 0, h = 0;
+    const std::string gif = "GIF89a, not a PNG at all";
+    fixture::write_file(dir / "not.png", fixture::Bytes(gif.begin(), gif.end()));
+    EXPECT(!png_dimensions(dir / "not.png", w, h) && !png_dimensions(dir / "missing.png", w, h), "a non-PNG has no header");
 }
 
 TEST(identity_returns_every_format_pixel_for_pixel) {

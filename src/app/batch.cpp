@@ -123,6 +123,13 @@ private:
     }
 
     void gpu_thread() {
+        if (stages_.gpu_prepare) {
+            std::exception_ptr ignored;
+            double seconds = 0;
+            timed(seconds, ignored, [&] { stages_.gpu_prepare(); });
+            std::lock_guard<std::mutex> lock(mutex_);
+            totals_.setup += seconds;
+        }
         std::vector<std::unique_ptr<FileWork>> done;
         bool queued = false;  // GPU work submitted and not yet collected
         for (;;) {

@@ -35,6 +35,11 @@ struct BatchStages {
     std::function<std::unique_ptr<FileWork>(size_t index)> read;
     /// Worker: filters an item that is not on_gpu.
     std::function<void(FileWork&)> cpu_filter;
+    /// GPU thread, once, as the workers start reading (optional): work that the first files will
+    /// need and that may overlap their reading, such as making the transform of the first file's
+    /// size. Its exceptions are ignored (the file's own GPU stage meets the problem again); its
+    /// wall time counts as setup.
+    std::function<void()> gpu_prepare;
     /// GPU thread: queues an item's GPU work; appends the items whose GPU work is complete, in order.
     /// An item that fails here gets its `error` and is appended too.
     std::function<void(std::unique_ptr<FileWork>, std::vector<std::unique_ptr<FileWork>>& done)> gpu_submit;

@@ -195,6 +195,14 @@ Image Convolver::apply(const Image& image) {
     return out;
 }
 
+void Convolver::prepare(int width, int height) {
+    const Boundary b = options_.boundary;
+    Setup& s = setup(tile_axis(width, kernel_.weights.width, kernel_.cx, b, options_.max_fft),
+                     tile_axis(height, kernel_.weights.height, kernel_.cy, b, options_.max_fft));
+    if (!s.grid.id()) s.grid = Texture(s.x.fft, s.y.fft, Storage::Float32);
+    if (!io_) io_ = std::make_unique<SampleIo>(programs_);
+}
+
 void Convolver::submit(const Samples& in, const SampleConversion& conversion) {
     if (conversion.premultiply && (conversion.out_channels == 2 || conversion.out_channels == 4))
         throw std::logic_error("Convolver::submit: premultiplied alpha is divided back on the CPU");

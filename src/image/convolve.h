@@ -75,6 +75,9 @@ public:
     /// the oldest submitted image's output; at most two wait (collect() before a third submit()).
     /// Premultiplied inputs are not divided back here: the caller takes apply() for those.
     void submit(const Samples& in, const SampleConversion& conversion);
+    /// Makes now what submit() of a width x height image will need (transform, kernel spectrum,
+    /// grid, sample buffers' programs), so that the first image does not wait for it.
+    void prepare(int width, int height);
     Samples collect(double* gpu_ms = nullptr);
     size_t pending() const { return io_ ? io_->pending() : 0; }
     /// The grid of the last apply() or submit(), for reports.

@@ -224,6 +224,25 @@ int channels_of(int color_type) {
                                                                                    : 4;
 }
 
+bool png_dimensions(const std::string& path, int& width, int& height) {
+    unsigned char head[24];
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    const size_t got = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+    static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (got != sizeof head || std::memcmp(head, signature, 8) != 0 || std::memcmp(head + 12, "IHDR", 4) != 0) return false;
+    auto be32 = [&](int at) {
+        return (static_cast<uint32_t>(head[at]) << 24) | (static_cast<uint32_t>(head[at + 1]) << 16) |
+               (static_cast<uint32_t>(head[at + 2]) << 8) | head[at + 3];
+    };
+    const uint32_t w = be32(16), h = be32(20);
+    if (w == 0 || h == 0 || w > 0x7fffffffu || h > 0x7fffffffu) return false;
+    width = static_cast<int>(w);
+    height = static_cast<int>(h);
+    return true;
+}
+
 PngSamples read_png_samples(const std::string& path, const PngLimits& limits) {
     PngContext c;
     ReadGuard guard(c);

@@ -74,6 +74,9 @@ PngImage read_png(const std::string& path, const PngLimits& limits = {});
 PngImage read_png_memory(const void* data, size_t size, const std::string& name, const PngLimits& limits = {});
 /// Reads the samples as stored (8 or 16 bits, no conversion to float); errors as read_png.
 PngSamples read_png_samples(const std::string& path, const PngLimits& limits = {});
+/// The width and height a PNG's header (IHDR) declares, read from its first 24 bytes without
+/// decoding anything: a hint for planning ahead; false if the file does not start as a PNG does.
+bool png_dimensions(const std::string& path, int& width, int& height);
 
 /// The float value of every sample of an 8- or 16-bit image: v / (2^depth - 1), as read_png gives.
 /// One table so that the CPU and the GPU convert identically.

@@ -386,10 +386,28 @@ private:
     }
 
     /// GL thread: queues a file's GPU work; appends the files whose GPU work is complete.
+    /// GL thread, as the workers start reading: the transform and kernel spectrum of the first
+    /// file's size (from its header), so that the first file does not wait for them. A failure
+    /// here is the first GPU file's: it is rethrown there, as if that file had met it.
+    void gpu_prepare() {
+        if (!gpu_ || o_.spectrum || backend_ == Backend::Fftw || jobs_.empty() || !jobs_[0].problem.empty()) return;
+        int width = 0, height = 0;
+        if (!png_dimensions(jobs_[0].input, width, height) ||
+            static_cast<long long>(width) * height > limits_.max_pixels)
+            return;
+        try {
+            convolver_ready().prepare(width, height);
+        } catch (const GlError&) {
+            prepare_error_ = std::current_exception();
+            convolver_.reset();
+        }
+    }
+
     void gpu_submit(std::unique_ptr<FileWork> fw, std::vector<std::unique_ptr<FileWork>>& done) {
         auto& w = static_cast<Work&>(*fw);
         auto t0 = std::chrono::steady_clock::now();
         try {
+            if (prepare_error_) std::rethrow_exception(std::exchange(prepare_error_, nullptr));
             if (w.path == Path::Samples) {
                 Convolver& c = convolver_ready();
                 c.submit(w.samples, w.conversion);
@@ -552,6 +570,7 @@ private:
     std::deque<Work*> queued_;
     std::vector<std::unique_ptr<FileWork>> in_gpu_;
     std::atomic<int> first_gl_objects_{-1};
+    std::exception_ptr prepare_error_;
     // finish() (one call at a time):
     Progress progress_;
     size_t failed_ = 0, done_count_ = 0;
@@ -562,6 +581,7 @@ private:
 int FilterBatch::run() {
     BatchStages stages;
     stages.read = [this](size_t i) { return read(i); };
+    stages.gpu_prepare = [this] { gpu_prepare(); };
     stages.cpu_filter = [this](FileWork& fw) { cpu_filter(fw); };
     stages.gpu_submit = [this](std::unique_ptr<FileWork> fw, std::vector<std::unique_ptr<FileWork>>& done) {
         gpu_submit(std::move(fw), done);
