@@ -11,10 +11,8 @@
 namespace gpufft {
 
 Boundary parse_boundary(const std::string& name) {
-    if (name == "reflect") return Boundary::Reflect;
-    if (name == "clamp") return Boundary::Clamp;
-    if (name == "zero") return Boundary::Zero;
-    if (name == "wrap") return Boundary::Wrap;
+    for (Boundary b : {Boundary::Reflect, Boundary::Clamp, Boundary::Zero, Boundary::Wrap})
+        if (name == boundary_name(b)) return b;
     throw Error("unknown boundary '" + name + "' (reflect, clamp, zero or wrap)");
 }
 
@@ -131,7 +129,13 @@ Convolver::Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions opti
     }
 }
 
+std::pair<AxisTiling, AxisTiling> Convolver::tiling(int width, int height) const {
+    return {tile_axis(width, kernel_.weights.width, kernel_.cx, options_.boundary, options_.max_fft),
+            tile_axis(height, kernel_.weights.height, kernel_.cy, options_.boundary, options_.max_fft)};
+}
+
 Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
+    setup_ms_ = 0;
     for (auto it = setups_.begin(); it != setups_.end(); ++it)
         if (it->width == x.fft && it->height == y.fft) {
             setups_.splice(setups_.begin(), setups_, it);
@@ -139,7 +143,7 @@ Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
         }
     while (static_cast<int>(setups_.size()) >= std::max(1, options_.cached_sizes)) setups_.pop_back();
     const auto start = std::chrono::steady_clock::now();
-    Setup s{x.fft, y.fft, x, y, make_fft(programs_, x.fft, y.fft, options_.fft), nullptr, Texture()};
+    Setup s{x.fft, y.fft, make_fft(programs_, x.fft, y.fft, options_.fft), nullptr, Texture()};
     upload_impulse_response(kernel_, s.fft->input());
     s.filter = std::make_unique<Filter>(*s.fft, s.fft->input());
     setups_.push_front(std::move(s));
@@ -149,9 +153,7 @@ Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
 
 Image Convolver::apply(const Image& image) {
     const Boundary b = options_.boundary;
-    AxisTiling tx = tile_axis(image.width, kernel_.weights.width, kernel_.cx, b, options_.max_fft);
-    AxisTiling ty = tile_axis(image.height, kernel_.weights.height, kernel_.cy, b, options_.max_fft);
-    setup_ms_ = 0;
+    const auto [tx, ty] = tiling(image.width, image.height);
     Setup& s = setup(tx, ty);
     Fft2D& fft = *s.fft;
 
@@ -195,29 +197,28 @@ Image Convolver::apply(const Image& image) {
     return out;
 }
 
-void Convolver::prepare(int width, int height) {
-    const Boundary b = options_.boundary;
-    Setup& s = setup(tile_axis(width, kernel_.weights.width, kernel_.cx, b, options_.max_fft),
-                     tile_axis(height, kernel_.weights.height, kernel_.cy, b, options_.max_fft));
-    if (!s.grid.id()) s.grid = Texture(s.x.fft, s.y.fft, Storage::Float32);
+Convolver::Setup& Convolver::sample_setup(const AxisTiling& x, const AxisTiling& y) {
+    Setup& s = setup(x, y);
+    if (!s.grid.id()) s.grid = Texture(x.fft, y.fft, Storage::Float32);
     if (!io_) io_ = std::make_unique<SampleIo>(programs_);
+    return s;
+}
+
+void Convolver::prepare(int width, int height) {
+    const auto [tx, ty] = tiling(width, height);
+    sample_setup(tx, ty);
 }
 
 void Convolver::submit(const Samples& in, const SampleConversion& conversion) {
     if (conversion.premultiply && (conversion.out_channels == 2 || conversion.out_channels == 4))
         throw std::logic_error("Convolver::submit: premultiplied alpha is divided back on the CPU");
-    const Boundary b = options_.boundary;
-    AxisTiling tx = tile_axis(in.width, kernel_.weights.width, kernel_.cx, b, options_.max_fft);
-    AxisTiling ty = tile_axis(in.height, kernel_.weights.height, kernel_.cy, b, options_.max_fft);
-    setup_ms_ = 0;
-    Setup& s = setup(tx, ty);
-    if (!s.grid.id()) s.grid = Texture(tx.fft, ty.fft, Storage::Float32);
-    if (!io_) io_ = std::make_unique<SampleIo>(programs_);
+    const auto [tx, ty] = tiling(in.width, in.height);  // the blocks depend on the image, not only the grid
+    Setup& s = sample_setup(tx, ty);
     last_ = Stats{0, tx.fft, ty.fft, 0, setup_ms_};
     io_->upload(in);
     for (int by = 0; by < in.height; by += ty.block)
         for (int bx = 0; bx < in.width; bx += tx.block) {
-            io_->unpack(conversion, b, bx - tx.lead, by - ty.lead, s.grid);
+            io_->unpack(conversion, options_.boundary, bx - tx.lead, by - ty.lead, s.grid);
             s.filter->apply(s.grid, s.fft->output());
             Region out{bx, by, std::min(bx + tx.block, in.width), std::min(by + ty.block, in.height)};
             io_->pack(conversion, s.fft->output().texture(), tx.lead, ty.lead, out);

@@ -80,8 +80,6 @@ public:
     void prepare(int width, int height);
     Samples collect(double* gpu_ms = nullptr);
     size_t pending() const { return io_ ? io_->pending() : 0; }
-    /// The grid of the last apply() or submit(), for reports.
-    std::pair<int, int> last_grid() const { return {last_.fft_width, last_.fft_height}; }
 
     struct Stats {
         int tiles = 0, fft_width = 0, fft_height = 0;
@@ -93,19 +91,24 @@ public:
 private:
     struct Setup {
         int width, height;
-        AxisTiling x, y;
         std::unique_ptr<Fft2D> fft;
         std::unique_ptr<Filter> filter;
         Texture grid;  // submit()'s unpacked tile, made on first use
     };
+    /// The tiling of a width x height image along each axis.
+    std::pair<AxisTiling, AxisTiling> tiling(int width, int height) const;
+    /// The transform and kernel spectrum for these tilings, made on first use (the time it took,
+    /// if made now, in setup_ms_).
     Setup& setup(const AxisTiling& x, const AxisTiling& y);
+    /// setup() with the grid texture and SampleIo that submit() needs.
+    Setup& sample_setup(const AxisTiling& x, const AxisTiling& y);
 
     ProgramCache& programs_;
     Kernel kernel_;
     ConvolveOptions options_;
     std::list<Setup> setups_;  // most recently used first
     Stats last_;
-    double setup_ms_ = 0;  // of the current call
+    double setup_ms_ = 0;  // of the last setup() call
     std::unique_ptr<SampleIo> io_;
 };
 

@@ -34,19 +34,6 @@ TextureHandle make_texture(GLenum internal, GLenum format, GLenum type, int widt
     return id;
 }
 
-}  // namespace
-
-void SampleIo::OutTexture::reserve(bool wide, int w, int h) {
-    if (id && w <= width && h <= height) return;
-    id.reset();
-    width = std::max(w, width);
-    height = std::max(h, height);
-    id = make_texture(wide ? GL_RGBA16UI : GL_RGBA8UI, GL_RGBA_INTEGER, wide ? GL_UNSIGNED_SHORT : GL_UNSIGNED_BYTE, width,
-                      height, nullptr, "the output's samples");
-}
-
-namespace {
-
 void bind_rect(GLenum unit, GLuint texture) {
     glActiveTexture(unit);
     glBindTexture(GL_TEXTURE_RECTANGLE, texture);
@@ -57,6 +44,15 @@ void dispatch(int width, int height) {
 }
 
 }  // namespace
+
+void SampleIo::OutTexture::reserve(bool wide, int w, int h) {
+    if (id && w <= width && h <= height) return;
+    id.reset();
+    width = std::max(w, width);
+    height = std::max(h, height);
+    id = make_texture(wide ? GL_RGBA16UI : GL_RGBA8UI, GL_RGBA_INTEGER, wide ? GL_UNSIGNED_SHORT : GL_UNSIGNED_BYTE, width,
+                      height, nullptr, "the output's samples");
+}
 
 std::vector<float> decode_table(int depth, bool linear, const Transfer& t) {
     const std::vector<float> value = sample_values(depth);

@@ -299,6 +299,12 @@ unsigned channels_used(const PngFormat& f, bool per_channel_kernel) {
     return f.has_alpha() ? mask | 8u : mask;
 }
 
+/// "1 tile of 4096x4096": how a file went through the GPU filter.
+std::string tiles_detail(const Convolver::Stats& s) {
+    return std::to_string(s.tiles) + " tile" + (s.tiles == 1 ? "" : "s") + " of " + std::to_string(s.fft_width) + "x" +
+           std::to_string(s.fft_height);
+}
+
 std::string milliseconds(double seconds) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f", seconds * 1e3);
@@ -385,7 +391,6 @@ private:
                    std::to_string(s.channels) + " channel" + (s.channels == 1 ? "" : "s");
     }
 
-    /// GL thread: queues a file's GPU work; appends the files whose GPU work is complete.
     /// GL thread, as the workers start reading: the transform and kernel spectrum of the first
     /// file's size (from its header), so that the first file does not wait for them. A failure
     /// here is the first GPU file's: it is rethrown there, as if that file had met it.
@@ -403,6 +408,7 @@ private:
         }
     }
 
+    /// GL thread: queues a file's GPU work; appends the files whose GPU work is complete.
     void gpu_submit(std::unique_ptr<FileWork> fw, std::vector<std::unique_ptr<FileWork>>& done) {
         auto& w = static_cast<Work&>(*fw);
         auto t0 = std::chrono::steady_clock::now();
@@ -414,11 +420,8 @@ private:
                 w.times.setup += c.last().setup_ms * 1e-3;
                 w.times.upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
                                   c.last().setup_ms * 1e-3;
-                auto [fw_, fh_] = c.last_grid();
-                w.detail = std::to_string(c.last().tiles) + " tile" + (c.last().tiles == 1 ? "" : "s") + " of " +
-                           std::to_string(fw_) + "x" + std::to_string(fh_);
-                queued_.push_back(&w);
-                in_gpu_.push_back(std::move(fw));
+                w.detail = tiles_detail(c.last());
+                queued_.push_back(std::move(fw));
                 while (convolver_->pending() > 1) collect_one(done);
                 if (o_.report_resources && first_gl_objects_ < 0) first_gl_objects_ = measure_resources().gl_objects;
                 return;
@@ -433,8 +436,7 @@ private:
                 const Convolver::Stats& s = c.last();
                 w.gpu_ms = s.gpu_ms;
                 w.times.setup += s.setup_ms * 1e-3;
-                w.detail = std::to_string(s.tiles) + " tile" + (s.tiles == 1 ? "" : "s") + " of " +
-                           std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height) + " (converted on the CPU)";
+                w.detail = tiles_detail(s) + " (converted on the CPU)";
             }
             double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             w.times.gpu += w.gpu_ms * 1e-3;
@@ -447,14 +449,7 @@ private:
                 std::rethrow_exception(w.error);
             } catch (const GlError&) {
                 // GPU memory may be short: complete what is queued, then start afresh.
-                try {
-                    gpu_flush(done);
-                } catch (...) {
-                    for (Work* q : queued_) q->error = std::current_exception();
-                    for (auto& p : in_gpu_) done.push_back(std::move(p));
-                    in_gpu_.clear();
-                    queued_.clear();
-                }
+                gpu_flush(done);
                 convolver_.reset();
             } catch (...) {
             }
@@ -462,21 +457,29 @@ private:
         done.push_back(std::move(fw));
     }
 
-    /// GL thread: completes every queued file.
+    /// GL thread: completes every queued file. If the GPU fails to give one back, it and every
+    /// file queued after it fail with that error, and the next file starts afresh.
     void gpu_flush(std::vector<std::unique_ptr<FileWork>>& done) {
-        while (!queued_.empty()) collect_one(done);
+        try {
+            while (!queued_.empty()) collect_one(done);
+        } catch (...) {
+            for (auto& q : queued_) {
+                q->error = std::current_exception();
+                done.push_back(std::move(q));
+            }
+            queued_.clear();
+            convolver_.reset();
+        }
     }
 
     void collect_one(std::vector<std::unique_ptr<FileWork>>& done) {
-        Work* w = queued_.front();
+        auto& w = static_cast<Work&>(*queued_.front());
         auto t0 = std::chrono::steady_clock::now();
-        w->samples = convolver_->collect(&w->gpu_ms);
-        w->times.download += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        w->times.gpu += w->gpu_ms * 1e-3;
+        w.samples = convolver_->collect(&w.gpu_ms);
+        w.times.download += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        w.times.gpu += w.gpu_ms * 1e-3;
+        done.push_back(std::move(queued_.front()));
         queued_.pop_front();
-        auto it = std::find_if(in_gpu_.begin(), in_gpu_.end(), [&](const auto& p) { return p.get() == w; });
-        done.push_back(std::move(*it));
-        in_gpu_.erase(it);
     }
 
     /// Worker: encodes and writes a filtered file.
@@ -566,9 +569,9 @@ private:
     PngLimits limits_;
     std::unique_ptr<Convolver> convolver_;
     std::unique_ptr<FftwConvolver> fftw_;
-    // GL thread: submitted, samples not yet collected; --report-resources counts GL objects there.
-    std::deque<Work*> queued_;
-    std::vector<std::unique_ptr<FileWork>> in_gpu_;
+    // GL thread: submitted, in order, samples not yet collected; --report-resources counts GL
+    // objects there.
+    std::deque<std::unique_ptr<FileWork>> queued_;
     std::atomic<int> first_gl_objects_{-1};
     std::exception_ptr prepare_error_;
     // finish() (one call at a time):
