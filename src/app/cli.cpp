@@ -25,36 +25,6 @@ const char* backend_name(Backend b) {
     return "?";
 }
 
-bool parse_fft_option(const std::string& option, const char* value, FftOptions& fft) {
-    if (option == "backend") {
-        fft.backend = parse_backend(value);
-    } else if (option == "radix") {
-        std::string v = value;
-        if (v == "2") fft.radix = 2;
-        else if (v == "auto" || v == "16") fft.radix = 0;
-        else throw UsageError("--radix " + v + ": 2 (the paper's chain) or auto");
-    } else if (option == "twiddles") {
-        std::string v = value;
-        if (v != "table" && v != "computed") throw UsageError("--twiddles " + v + ": table or computed");
-        fft.computed_twiddles = v == "computed";
-    } else if (option == "compute-radix") {
-        fft.compute_radix = parse_int(value, "--compute-radix", 4, 16);
-        if (fft.compute_radix != 4 && fft.compute_radix != 8 && fft.compute_radix != 16)
-            throw UsageError("--compute-radix must be 4, 8 or 16");
-    } else if (option == "compute-lines") {
-        fft.compute_lines = parse_int(value, "--compute-lines", 1, 16);
-        if (fft.compute_lines & (fft.compute_lines - 1)) throw UsageError("--compute-lines must be 1, 2, 4, 8 or 16");
-    } else if (option == "compute-max-line") {
-        fft.compute_max_line = parse_int(value, "--compute-max-line", 4, 1 << 16);
-        if (fft.compute_max_line & (fft.compute_max_line - 1)) throw UsageError("--compute-max-line must be a power of two");
-    } else if (option == "half") {
-        fft.storage = Storage::Float16;
-    } else {
-        return false;
-    }
-    return true;
-}
-
 int report(const char* tool, const std::string& message, int status) {
     std::string line = message;
     for (char& c : line)

@@ -18,9 +18,6 @@ constexpr const char* kVersion = "1.0.0";
 Backend parse_backend(const std::string& name);
 const char* backend_name(Backend b);
 
-/// The FFT options every tool takes: --backend NAME, --radix 2|auto, --twiddles table|computed,
-/// --half. Returns false if `option` is none of them.
-bool parse_fft_option(const std::string& option, const char* value, FftOptions& fft);
 
 /// Exit statuses shared by the tools.
 enum ExitStatus { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNoGl = 3 };

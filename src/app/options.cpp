@@ -70,9 +70,10 @@ std::string options_help(const std::vector<OptionSpec>& specs) {
 }
 
 std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
-    auto set = [&fft, chosen](const char* name) {
-        return [&fft, chosen, name](const std::string& v) {
-            parse_fft_option(name, v.c_str(), fft);
+    // Each action sets its field, and marks that an implementation was chosen.
+    auto set = [chosen](std::function<void(const std::string&)> apply) {
+        return [chosen, apply](const std::string& v) {
+            apply(v);
             if (chosen) *chosen = true;
         };
     };
@@ -80,19 +81,40 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
         {"backend", 0, "NAME",
          "auto (default: the fastest here: compute on a GPU, fftw or fragment on a\n"
          "software renderer), fragment, compute, or fftw (CPU; fftfilter only)",
-         set("backend")},
+         set([&fft](const std::string& v) { fft.backend = parse_backend(v); })},
         {"radix", 0, "2|auto",
          "2: the paper's radix-2 chain; auto (default): radix 16 over eight\n"
          "render targets where the GPU allows",
-         set("radix")},
-        {"twiddles", 0, "KIND", "table (default: computed in double on the CPU) or computed (in the shader)", set("twiddles")},
-        {"half", 0, "", "RGBA16F intermediate targets (faster, ~1e-3 accurate; never the default)", set("half")},
-        {"compute-radix", 0, "R", "compute backend: largest stage radix 4, 8 or 16 (default: by size)", set("compute-radix")},
-        {"compute-lines", 0, "G", "compute backend: lines per workgroup 1, 2, 4, 8 or 16 (default: by size)", set("compute-lines")},
+         set([&fft](const std::string& v) {
+             if (v == "2") fft.radix = 2;
+             else if (v == "auto" || v == "16") fft.radix = 0;
+             else throw UsageError("--radix " + v + ": 2 (the paper's chain) or auto");
+         })},
+        {"twiddles", 0, "KIND", "table (default: computed in double on the CPU) or computed (in the shader)",
+         set([&fft](const std::string& v) {
+             if (v != "table" && v != "computed") throw UsageError("--twiddles " + v + ": table or computed");
+             fft.computed_twiddles = v == "computed";
+         })},
+        {"half", 0, "", "RGBA16F intermediate targets (faster, ~1e-3 accurate; never the default)",
+         set([&fft](const std::string&) { fft.storage = Storage::Float16; })},
+        {"compute-radix", 0, "R", "compute backend: largest stage radix 4, 8 or 16 (default: by size)",
+         set([&fft](const std::string& v) {
+             fft.compute_radix = parse_int(v, "--compute-radix", 4, 16);
+             if (fft.compute_radix != 4 && fft.compute_radix != 8 && fft.compute_radix != 16)
+                 throw UsageError("--compute-radix must be 4, 8 or 16");
+         })},
+        {"compute-lines", 0, "G", "compute backend: lines per workgroup 1, 2, 4, 8 or 16 (default: by size)",
+         set([&fft](const std::string& v) {
+             fft.compute_lines = parse_int(v, "--compute-lines", 1, 16);
+             if (fft.compute_lines & (fft.compute_lines - 1)) throw UsageError("--compute-lines must be 1, 2, 4, 8 or 16");
+         })},
         {"compute-max-line", 0, "L",
          "compute backend: longer lines take two dispatches (four-step);\n"
          "default 4096 (longer spills registers); up to 16384",
-         set("compute-max-line")},
+         set([&fft](const std::string& v) {
+             fft.compute_max_line = parse_int(v, "--compute-max-line", 4, 1 << 16);
+             if (fft.compute_max_line & (fft.compute_max_line - 1)) throw UsageError("--compute-max-line must be a power of two");
+         })},
     };
 }
 

@@ -1,7 +1,6 @@
 #include "fft/compute_fft.h"
 
 #include "fft/tuning.h"
-#include "gl/context.h"
 #include "fft/twiddle.h"
 
 #include <algorithm>
@@ -84,7 +83,7 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
     check_texture_size(width, height);
     if (!supported()) throw GlError("the compute backend needs OpenGL 4.3 compute shaders");
     shared_bytes_ = gl_integer(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
-    tuning_ = &compute_tuning(query_gl_info().renderer);
+    tuning_ = &compute_tuning(software_renderer());
     buffers_ = GLEW_VERSION_4_3 || GLEW_ARB_shader_storage_buffer_object;
     rows_out_ = RenderTarget(width, height, options.storage);
     columns_out_ = RenderTarget(width, height, options.storage);

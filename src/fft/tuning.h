@@ -1,14 +1,12 @@
 // The compute backend's device tuning in one place: the constants that shape its dispatches, one
-// row per kind of device, chosen by the GL renderer (GLFFT's static wisdom, VkFFT's vendor switch).
+// row per kind of device (GLFFT's static wisdom, VkFFT's vendor switch).
 // The measurements behind each value are in src/README.md ("The compute backend").
 #pragma once
-
-#include <string>
 
 namespace gpufft {
 
 struct ComputeTuning {
-    const char* device;               ///< renderer names, '|'-separated, matched in GL_RENDERER ("": any)
+    const char* device;               ///< the kind of device the row is for
     int radix_short = 4;              ///< largest stage radix for lines up to `radix_switch` ...
     int radix_long = 8;               ///< ... and above it
     int radix_switch = 1024;
@@ -22,7 +20,7 @@ struct ComputeTuning {
     int column_forward_buffer_above = 1024; ///< column lines longer than this: forward stages' twiddles from it
 };
 
-/// The row for `renderer` (GL_RENDERER).
-const ComputeTuning& compute_tuning(const std::string& renderer);
+/// The row for a software rasterizer (software_renderer() in fft2d.h) or for a GPU.
+const ComputeTuning& compute_tuning(bool software_rasterizer);
 
 }  // namespace gpufft
