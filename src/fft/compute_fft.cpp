@@ -215,29 +215,24 @@ std::vector<int> ComputeFft::split(int length) const {
     // at a time).
     const int most = options_.compute_max_line ? std::min(options_.compute_max_line, 16 * kMaxThreads) : tuning_->max_elements;
     const bool fits = shared_bytes(length, 1, 1, 0) <= shared_bytes_;
-    return split_line(length, fits ? most : std::min(most, length - 1));
+    std::vector<int> parts = split_line(length, fits ? most : std::min(most, length - 1));
+    if (parts.empty())
+        throw std::invalid_argument("a line of " + std::to_string(length) + " is longer than " + std::to_string(most) +
+                                    " and not a product of two even lengths: the compute backend cannot take it");
+    return parts;
 }
 
 std::vector<int> ComputeFft::split_line(int length, int most) {
     if (length <= most) return {length};
     for (int l1 = 2; l1 < length; l1 += 2)
         if (length % l1 == 0 && static_cast<long long>(l1) * l1 >= length && (length / l1) % 2 == 0) return {l1, length / l1};
-    throw std::invalid_argument("a line of " + std::to_string(length) + " is longer than " + std::to_string(most) +
-                                " and not a product of two even lengths: the compute backend cannot take it");
+    return {};
 }
 
 LengthModel ComputeFft::lengths(const FftOptions& options) {
     const ComputeTuning& t = compute_tuning(software_renderer());
     const int most = options.compute_max_line ? std::min(options.compute_max_line, 16 * kMaxThreads) : t.max_elements;
-    auto allowed = [most](long long n) {
-        if (!is_fast_size(n)) return false;
-        try {
-            split_line(static_cast<int>(n), most);
-            return true;
-        } catch (const std::invalid_argument&) {
-            return false;
-        }
-    };
+    auto allowed = [most](long long n) { return is_fast_size(n) && !split_line(static_cast<int>(n), most).empty(); };
     auto cost = [&t, most](long long n) {
         double c = 0;
         for (int part : split_line(static_cast<int>(n), most)) {

@@ -52,7 +52,7 @@ public:
     std::vector<int> split(int length) const;
     /// split() for lines up to `most` whole, longer ones in the four-step split F = L1 L2, L1 >= L2
     /// as near sqrt(F) as F's factors allow, both even (the columns' untangle and tangle pair elements y and
-    /// y + N/2 within each step's sub-lines); throws std::invalid_argument where none is.
+    /// y + N/2 within each step's sub-lines); empty where none is.
     static std::vector<int> split_line(int length, int most);
     /// The lengths this backend takes on this context (every fast size, multiples of 4 where a
     /// line takes two dispatches) and their cost: the memory traffic of one dispatch per step,

@@ -244,11 +244,6 @@ std::vector<int> radices(int length) {
     return r;
 }
 
-namespace {
-
-/// One stage of the fast chain: its radix and the stride P of its output partitions.
-}  // namespace
-
 const char* define_of(FastVariant::Load l) {
     using Load = FastVariant::Load;
     switch (l) {

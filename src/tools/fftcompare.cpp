@@ -58,12 +58,7 @@ struct Options {
 
 std::vector<Size> parse_sizes(const std::string& list) {
     std::vector<Size> sizes;
-    for (auto [m, n] : parse_size_list(list, "--sizes")) {
-        if (!is_fast_size(m) || !is_fast_size(n))
-            throw UsageError("--sizes: " + std::to_string(m) + "x" + std::to_string(n) +
-                             " is not two even sizes with prime factors 2, 3, 5 and 7 only (e.g. 1920x1080)");
-        sizes.push_back({m, n});
-    }
+    for (auto [m, n] : parse_fast_size_list(list, "--sizes")) sizes.push_back({m, n});
     return sizes;
 }
 

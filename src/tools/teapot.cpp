@@ -91,18 +91,9 @@ FrameSize step_size(FrameSize size, int step, const LengthModel& lengths, int li
     return size;
 }
 
-/// Each of "N" or "WxH" (--size, --bench-sizes): even, prime factors 2, 3, 5 and 7 only.
-FrameSize checked_size(int w, int h, const std::string& what) {
-    const std::string name = w == h ? std::to_string(w) : std::to_string(w) + "x" + std::to_string(h);
-    if (!is_fast_size(w) || !is_fast_size(h))
-        throw UsageError(what + " " + name + " is not " + (w == h ? "an even size" : "two even sizes") +
-                         " with prime factors 2, 3, 5 and 7 only (e.g. 512, 1920x1080)");
-    return {w, h};
-}
-
 std::vector<FrameSize> parse_sizes(const std::string& list) {
     std::vector<FrameSize> sizes;
-    for (auto [w, h] : parse_size_list(list, "--bench-sizes")) sizes.push_back(checked_size(w, h, "--bench-sizes:"));
+    for (auto [w, h] : parse_fast_size_list(list, "--bench-sizes")) sizes.push_back({w, h});
     return sizes;
 }
 
@@ -128,7 +119,8 @@ std::vector<OptionSpec> option_specs(Options& o) {
          [&o](const std::string& v) {
              int w = 0, h = 0;
              parse_size(v, "--size", w, h);
-             o.size = checked_size(w, h, "--size");
+             require_fast_size(w, h, "--size");
+             o.size = {w, h};
          }},
         {"filter", 0, "SPEC", "initial filter: a kernel spec as in fftfilter (default gaussian:4)", [&o](const std::string& v) { o.filter = v; }},
         {"no-filter", 0, "", "start with filtering off", set_flag(o.filtering, false)},
