@@ -166,7 +166,7 @@ TEST(bad_options_give_one_line) {
         {"--headless --size 128x99", 2, "--size 128x99 is not two even sizes"},
         {"--headless --size 65536", 2, "above this GPU's limit"},
         {"--headless --tonemap pretty", 2, "unknown tone map 'pretty'"},
-        {"--bench --bench-sizes 64,98", 2, "98 is not an even size"},
+        {"--bench --bench-sizes 64,99", 2, "99 is not an even size"},
         {"--screenshot x.png", 2, "--screenshot needs --frames"},
         {"--headless --frames 2 --screenshot x.png", 2, "--screenshot is for the window"},
         {"--size 128 --frames 2", 3, "cannot open the X display"},
