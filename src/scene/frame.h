@@ -32,10 +32,9 @@ private:
 /// The GPU resources of one FFT size.
 class TeapotFrame {
 public:
-    TeapotFrame(ProgramCache& programs, TeapotScene& scene, int width, int height, const FftOptions& options = {});
+    TeapotFrame(ProgramCache& programs, TeapotScene& scene, int size, const FftOptions& options = {});
 
-    int width() const { return width_; }
-    int height() const { return height_; }
+    int size() const { return size_; }
     /// The impulse response for the filter (mirrored vertically: frames are stored bottom-up).
     void set_kernel(const Kernel& kernel);
     /// Renders the teapot, filters it if asked, and returns the frame to display: the float frame,
@@ -48,7 +47,7 @@ public:
 private:
     ProgramCache& programs_;
     TeapotScene& scene_;
-    int width_, height_;
+    int size_;
     std::unique_ptr<Fft2D> fft_;
     std::unique_ptr<Filter> filter_;
     RenderTarget scene_target_, filtered_, spectrum_, view_;
