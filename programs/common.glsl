@@ -4,7 +4,8 @@
 // Texel (x, y) of an M x N image is column x, row y. It is fetched at the unnormalised coordinate
 // (x + 0.5, y + 0.5) of a rectangle texture with GL_NEAREST, so every fetch returns one stored
 // value exactly. Indices are floats holding integers below 2^24: sums, differences, floor(), and
-// division by powers of two are exact in float arithmetic.
+// division by powers of two are exact in float arithmetic. Division by other lengths (the fast
+// chain's sizes with factors 3, 5, 7) goes through idiv() and imod().
 //
 // A 1D transform runs ALONG an axis of length L (AXIS_ROWS: along x, L = M; AXIS_COLUMNS: along
 // y, L = N). Its complex values are split ACROSS the other axis: the real part at across index a,
@@ -17,6 +18,12 @@
 
 uniform sampler2DRect u_src;   // the array A being transformed (an M x N texture)
 uniform vec2 u_size;           // (M, N)
+
+// x div y and x mod y for integer-valued x >= 0 and y > 0 (below 2^21). The quotient of x + 0.5
+// lies at least 0.5 / y from an integer, so a division a few ulps off (GPUs do not round it
+// correctly: 15.0 / 5.0 may give 2.9999998) still floors to the right integer.
+float idiv(float x, float y) { return floor((x + 0.5) / y); }
+float imod(float x, float y) { return x - y * idiv(x, y); }
 
 float x_index() { return floor(gl_FragCoord.x); }
 float y_index() { return floor(gl_FragCoord.y); }
@@ -42,20 +49,20 @@ vec4 plane(vec2 position, vec2 layer_size, float layer) {
 #if defined(SRC_ROW_PLANES)
 void row_element(float u, float r, out vec4 re, out vec4 im) {
     vec2 size = vec2(0.25 * u_size.x, 0.5 * u_size.y);
-    float b = floor(u / size.x);
+    float b = idiv(u, size.x);
     vec2 position = vec2(u - b * size.x, r);
     re = plane(position, size, 2.0 * b);
     im = plane(position, size, 2.0 * b + 1.0);
 }
 vec4 fetch_xy(float x, float y) {
     vec2 size = vec2(0.25 * u_size.x, 0.5 * u_size.y);
-    float b = floor(x / size.x), imaginary = step(size.y, y);
+    float b = idiv(x, size.x), imaginary = step(size.y, y);
     return plane(vec2(x - b * size.x, y - imaginary * size.y), size, 2.0 * b + imaginary);
 }
 #elif defined(SRC_COLUMN_PLANES)
 void column_element(float y, float p, out vec4 re, out vec4 im) {
     vec2 size = vec2(0.25 * u_size.y, 0.5 * u_size.x);
-    float b = floor(y / size.x);
+    float b = idiv(y, size.x);
     vec2 position = vec2(y - b * size.x, p);
     re = plane(position, size, 2.0 * b);
     im = plane(position, size, 2.0 * b + 1.0);
@@ -64,10 +71,10 @@ vec4 fetch_xy(float x, float y) {
     // Column x in (0, M/2) is the real part of pair x, column M - x its imaginary part; columns 0
     // and M/2 are the two parts of pair 0.
     float half_m = 0.5 * u_size.x, imaginary = step(half_m, x);
-    float p = imaginary * mod(u_size.x - x, u_size.x) + (1.0 - imaginary) * x;
+    float p = imaginary * imod(u_size.x - x, u_size.x) + (1.0 - imaginary) * x;
     p = p == half_m ? 0.0 : p;
     vec2 size = vec2(0.25 * u_size.y, half_m);
-    float b = floor(y / size.x);
+    float b = idiv(y, size.x);
     return plane(vec2(y - b * size.x, p), size, 2.0 * b + imaginary);
 }
 #else
@@ -89,7 +96,7 @@ vec4 fetch(float along, float across) { return fetch_xy(across, along); }
 #endif
 
 #if defined(PAIR_TANGLED)
-float partner(float a) { return mod(a + 0.5 * across_length(), across_length()); }
+float partner(float a) { return imod(a + 0.5 * across_length(), across_length()); }
 #elif defined(PAIR_MIRROR)
 float partner(float a) { return across_length() - a; }
 #endif

@@ -1,16 +1,18 @@
 // fft_line.comp: the compute backend. Workgroups transform whole lines (row pairs, or column pairs
 // of the compressed layout) in shared memory and registers: one dispatch per axis, Stockham
-// stages of radix 16, 8, 4, with the paper's real-to-complex packing (Eq. 7-8) and compressed
+// stages of mixed radix (2, 3, 4, 5, 7, 8, 16 and products of two of them up to 16), with the paper's real-to-complex packing (Eq. 7-8) and compressed
 // layout (Eq. 9-10) folded into loads and stores.
 // A filter is three dispatches: rows, columns (forward, multiply, inverse), rows.
 //
-// Each of the T = L / R threads of a line holds R elements (vec4 real and imaginary parts: the
-// four channels) in registers. A stage of radix r with output stride P = L / S (S the size of the
-// partitions it produces) runs R / r butterflies per thread; butterfly b (= thread + i T) with
-// p = b mod P and u = b div P reads the elements p + u P r + t P (t < r), multiplies them by
-// W_S^(u t) = W_L^(u t P) (from a table made in double on the CPU) and writes its r outputs to
-// b + k L / r: Eq. 6 at radix r, natural order in and out. Between stages the elements pass
-// through shared memory, COMPONENTS floats of each at a time (all 8, or rounds of 4, 2 or 1).
+// Each of the T threads of a line holds up to R elements (vec4 real and imaginary parts: the four
+// channels) in registers. A stage of radix r with output stride P = L / S (S the size of the
+// partitions it produces) has L / r butterflies, thread t running b = t + i T for i < count(r)
+// (the last round only where b < L / r when T does not divide L / r); butterfly b with p = b mod P
+// and u = b div P reads the elements p + u P r + t P (t < r), multiplies them by W_S^(u t) =
+// W_L^(u t P) (from a table made in double on the CPU) and writes its r outputs to b + k L / r:
+// Eq. 6 at radix r, natural order in and out, for any sequence of radices whose product is L.
+// Between stages the elements pass through shared memory, COMPONENTS floats of each at a time
+// (all 8, or rounds of 4, 2 or 1).
 //
 // The twiddle table is read through two paths: the texture unit (u_twiddle, like every image
 // fetch and store here) and, for the stages the C++ side marks, the load/store path (a storage
@@ -28,10 +30,11 @@
 // output k2 is the element k1 + L1 k2 of the line's transform). STEP_A and STEP_B are those
 // dispatches; neither defined: the whole line at once (SUBLINES = 1).
 //
-// Defines, from compute_fft.cpp: LENGTH (this dispatch's transform length), RADIX, THREADS
-// (LENGTH / RADIX), LINES, GROUP_SIZE (THREADS * LINES), COMPONENTS, PAD_EVERY (one element of padding per that many, 0: none),
+// Defines, from compute_fft.cpp: LENGTH (this dispatch's transform length), REGISTERS (R), THREADS,
+// LINES, GROUP_SIZE (THREADS * LINES), COMPONENTS, PAD_EVERY (one element of padding per that many, 0: none),
 // SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), WIDTH and HEIGHT (M and N),
-// TWIDDLE_BUFFER (1: the storage buffer is bound), the stage calls FORWARD_TRANSFORM /
+// TWIDDLE_BUFFER (1: the storage buffer is bound), UNIT_ROOTS (the constants W_n^m, n <= 16, made
+// in double on the CPU), the stage calls FORWARD_TRANSFORM /
 // INVERSE_TRANSFORM with their first and last radices, and one of each group:
 //   ROWS (line a < N/2: image rows a and a + N/2 as one complex line, Eq. 7), COLUMNS (line p:
 //        columns p and M - p of the compressed layout, 0 < p < M/2), or COLUMNS with PAIR0
@@ -48,8 +51,8 @@
 //   STORE_ROW_PAIRS    a column line's inverse as tangled row pairs H, for the inverse row pass
 
 const int L = LENGTH;
-const int R = RADIX;
-const int T = THREADS;     // L / R (a literal: layout qualifiers need one before GLSL 4.40)
+const int R = REGISTERS;  // elements a thread holds: the most any stage's butterflies need
+const int T = THREADS;     // a literal: layout qualifiers need one before GLSL 4.40
 const int G = LINES;
 const int M = WIDTH;
 const int N = HEIGHT;
@@ -62,8 +65,8 @@ layout(IMAGE_FORMAT, binding = 0) uniform writeonly image2DRect u_dst;   // rgba
 #if TWIDDLE_BUFFER
 layout(std430, binding = 0) readonly buffer TwiddleTable { vec2 w_table[]; };   // W_F^k as u_twiddle
 #endif
-uniform float u_scale;  // LOAD_UNTANGLED: 1/M, the row transform's normalisation
-uniform float u_gain;   // STORE_SPECTRUM: 1/N; FILTER: M
+uniform float u_scale;  // LOAD_UNTANGLED: the rows' factor of 1/(MN), 1/2^k (sizes.h, normalisation)
+uniform float u_gain;   // STORE_SPECTRUM: the columns' factor of 1/(MN); FILTER: 2^k, the rows' factor given back
 
 // ---- Threads, lines and positions.
 
@@ -175,10 +178,9 @@ void store(int x, int y, vec4 v) {
     if (line_active()) imageStore(u_dst, ivec2(x, y), v);
 }
 
-// W_F^k from the table, through the texture unit or (from_buffer) the storage buffer; the stages of
-// a length-L transform use W_L^k = W_F^(k F / L).
+// W_F^k (k < F) from the table, through the texture unit or (from_buffer) the storage buffer; the
+// stages of a length-L transform use W_L^k = W_F^(k F / L).
 vec2 twiddle(int k, bool from_buffer) {
-    k &= SUBLINES * L - 1;
 #if TWIDDLE_BUFFER
     if (from_buffer) return w_table[k];
 #endif
@@ -194,12 +196,18 @@ void rotate(inout vec4 re, inout vec4 im, vec2 w) {
 
 // ---- Small DFTs on registers, in place: dir = -1 forward, +1 inverse (W = exp(dir 2 pi i / n)).
 
-void dft2(int e) {
+// W_n^m = exp(-2 pi i m / n) for n <= 16: table entry n (n - 1) / 2 + m. Every index below is a
+// constant once the stage loops unroll, so the compiler folds these into literals.
+const vec2 ROOTS[136] = UNIT_ROOTS;
+vec2 root(int m, int n) { return ROOTS[n * (n - 1) / 2 + m % n]; }
+
+// Two values at e, e + d.
+void dft2(int e, int d) {
     vec4 ar = xr[e], ai = xi[e];
-    xr[e] = ar + xr[e + 1];
-    xi[e] = ai + xi[e + 1];
-    xr[e + 1] = ar - xr[e + 1];
-    xi[e + 1] = ai - xi[e + 1];
+    xr[e] = ar + xr[e + d];
+    xi[e] = ai + xi[e + d];
+    xr[e + d] = ar - xr[e + d];
+    xi[e + d] = ai - xi[e + d];
 }
 
 // Four values at e, e + d, e + 2d, e + 3d.
@@ -218,56 +226,122 @@ void dft4(int e, int d, float dir) {
     xi[e + 3 * d] = bi - dir * dr;
 }
 
-const float C16 = 0.92387953251128676, S16 = 0.38268343236508977, H = 0.70710678118654752;
-
-// W_n^m forward for n = 8, 16 and the products s k the DFTs below need (m in sixteenths of a turn).
-vec2 sixteenth(int m) {
-    return m == 1 ? vec2(C16, -S16) : m == 2 ? vec2(H, -H) : m == 3 ? vec2(S16, -C16) : m == 4 ? vec2(0.0, -1.0)
-         : m == 6 ? vec2(-H, -H) : m == 9 ? vec2(-C16, S16) : vec2(1.0, 0.0);
+// p values (p = 3, 5, 7) at e, e + d, ..., e + (p-1) d. With a_k = x_k + x_(p-k), b_k = x_k - x_(p-k)
+// and theta = 2 pi m k / p, for m = 1 .. (p-1)/2:
+//     X_m, X_(p-m) = C_m +- dir i Q_m,  C_m = x_0 + sum_k cos(theta) a_k,  Q_m = sum_k sin(theta) b_k
+// and X_0 = x_0 + sum_k a_k ((p-1)^2 / 2 real multiplies per channel instead of the (p-1)^2 complex
+// ones of the plain sum). Written out per p, without arrays: NVIDIA's compiler refuses register
+// arrays indexed inside these loops ("lvalue in array access too complex").
+void odd_pair(int lo, int hi, vec4 cr, vec4 ci, vec4 qr, vec4 qi, float dir) {
+    xr[lo] = cr - dir * qi;   // C + dir i Q
+    xi[lo] = ci + dir * qr;
+    xr[hi] = cr + dir * qi;
+    xi[hi] = ci - dir * qr;
 }
 
-// The n-point DFT (n = 2, 4, 8, 16) of registers e .. e + n - 1, in place. For n = 8 and 16 it runs
-// n/4 small DFTs of the stride-4 subsequences (dft2 or dft4), twiddles W_n^(s k), then radix 4
-// across them without moving anything: register e + 4k + b then holds output k + (n/4) b, a digit
+void dft3(int e, int d, float dir) {
+    vec4 ar = xr[e + d] + xr[e + 2 * d], ai = xi[e + d] + xi[e + 2 * d];
+    vec4 br = xr[e + d] - xr[e + 2 * d], bi = xi[e + d] - xi[e + 2 * d];
+    vec2 w = root(1, 3);   // (cos theta, -sin theta)
+    vec4 cr = xr[e] + w.x * ar, ci = xi[e] + w.x * ai;
+    xr[e] += ar;
+    xi[e] += ai;
+    odd_pair(e + d, e + 2 * d, cr, ci, -w.y * br, -w.y * bi, dir);
+}
+
+void dft5(int e, int d, float dir) {
+    vec4 a1r = xr[e + d] + xr[e + 4 * d], a1i = xi[e + d] + xi[e + 4 * d];
+    vec4 b1r = xr[e + d] - xr[e + 4 * d], b1i = xi[e + d] - xi[e + 4 * d];
+    vec4 a2r = xr[e + 2 * d] + xr[e + 3 * d], a2i = xi[e + 2 * d] + xi[e + 3 * d];
+    vec4 b2r = xr[e + 2 * d] - xr[e + 3 * d], b2i = xi[e + 2 * d] - xi[e + 3 * d];
+    vec2 w1 = root(1, 5), w2 = root(2, 5), w4 = root(4, 5);
+    vec4 x0r = xr[e], x0i = xi[e];
+    xr[e] = x0r + a1r + a2r;
+    xi[e] = x0i + a1i + a2i;
+    odd_pair(e + d, e + 4 * d, x0r + w1.x * a1r + w2.x * a2r, x0i + w1.x * a1i + w2.x * a2i, -(w1.y * b1r + w2.y * b2r),
+             -(w1.y * b1i + w2.y * b2i), dir);
+    odd_pair(e + 2 * d, e + 3 * d, x0r + w2.x * a1r + w4.x * a2r, x0i + w2.x * a1i + w4.x * a2i, -(w2.y * b1r + w4.y * b2r),
+             -(w2.y * b1i + w4.y * b2i), dir);
+}
+
+void dft7(int e, int d, float dir) {
+    vec4 a1r = xr[e + d] + xr[e + 6 * d], a1i = xi[e + d] + xi[e + 6 * d];
+    vec4 b1r = xr[e + d] - xr[e + 6 * d], b1i = xi[e + d] - xi[e + 6 * d];
+    vec4 a2r = xr[e + 2 * d] + xr[e + 5 * d], a2i = xi[e + 2 * d] + xi[e + 5 * d];
+    vec4 b2r = xr[e + 2 * d] - xr[e + 5 * d], b2i = xi[e + 2 * d] - xi[e + 5 * d];
+    vec4 a3r = xr[e + 3 * d] + xr[e + 4 * d], a3i = xi[e + 3 * d] + xi[e + 4 * d];
+    vec4 b3r = xr[e + 3 * d] - xr[e + 4 * d], b3i = xi[e + 3 * d] - xi[e + 4 * d];
+    vec2 w1 = root(1, 7), w2 = root(2, 7), w3 = root(3, 7), w4 = root(4, 7), w6 = root(6, 7), w9 = root(9, 7);
+    vec4 x0r = xr[e], x0i = xi[e];
+    xr[e] = x0r + a1r + a2r + a3r;
+    xi[e] = x0i + a1i + a2i + a3i;
+    odd_pair(e + d, e + 6 * d, x0r + w1.x * a1r + w2.x * a2r + w3.x * a3r, x0i + w1.x * a1i + w2.x * a2i + w3.x * a3i,
+             -(w1.y * b1r + w2.y * b2r + w3.y * b3r), -(w1.y * b1i + w2.y * b2i + w3.y * b3i), dir);
+    odd_pair(e + 2 * d, e + 5 * d, x0r + w2.x * a1r + w4.x * a2r + w6.x * a3r, x0i + w2.x * a1i + w4.x * a2i + w6.x * a3i,
+             -(w2.y * b1r + w4.y * b2r + w6.y * b3r), -(w2.y * b1i + w4.y * b2i + w6.y * b3i), dir);
+    odd_pair(e + 3 * d, e + 4 * d, x0r + w3.x * a1r + w6.x * a2r + w9.x * a3r, x0i + w3.x * a1i + w6.x * a2i + w9.x * a3i,
+             -(w3.y * b1r + w6.y * b2r + w9.y * b3r), -(w3.y * b1i + w6.y * b2i + w9.y * b3i), dir);
+}
+
+// The n-point DFT of n values at stride d, n a base radix: 2, 3, 4, 5 or 7.
+void dft_base(int e, int d, int n, float dir) {
+    if (n == 2) dft2(e, d);
+    else if (n == 3) dft3(e, d, dir);
+    else if (n == 4) dft4(e, d, dir);
+    else if (n == 5) dft5(e, d, dir);
+    else dft7(e, d, dir);
+}
+
+// A radix n = a b that is not a base radix splits into a inner DFTs of b (b = 4 where 4 divides n,
+// else n's smallest prime): 6 = 3 x 2, 8 = 2 x 4, 9 = 3 x 3, 10 = 5 x 2, 12 = 3 x 4, 14 = 7 x 2,
+// 15 = 5 x 3, 16 = 4 x 4.
+int inner_radix(int n) {
+    if (n == 2 || n == 3 || n == 4 || n == 5 || n == 7) return n;
+    return n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : n % 3 == 0 ? 3 : 5;
+}
+
+// The n-point DFT of registers e .. e + n - 1, in place. For a composite n = a b it runs b DFTs of
+// a on the stride-b subsequences s (registers e + s + b k), twiddles W_n^(s k), then a DFTs of b
+// across them without moving anything: register e + b k + q then holds output k + a q, a digit
 // permutation that output_of() undoes when positions are computed.
 void dft(int e, int n, float dir) {
-    if (n == 2) {
-        dft2(e);
-    } else if (n == 4) {
-        dft4(e, 1, dir);
-    } else {
-        int q = n / 4;
-        for (int s = 0; s < 4; ++s) {   // subsequence s: registers e + s + 4 r, r < q
-            if (q == 2) {
-                vec4 ar = xr[e + s], ai = xi[e + s];
-                xr[e + s] = ar + xr[e + s + 4];
-                xi[e + s] = ai + xi[e + s + 4];
-                xr[e + s + 4] = ar - xr[e + s + 4];
-                xi[e + s + 4] = ai - xi[e + s + 4];
-            } else {
-                dft4(e + s, 4, dir);
-            }
-        }
-        for (int s = 1; s < 4; ++s)
-            for (int k = 1; k < q; ++k) {
-                vec2 w = sixteenth(s * k * (16 / n));
-                rotate(xr[e + s + 4 * k], xi[e + s + 4 * k], vec2(w.x, -dir * w.y));
-            }
-        for (int k = 0; k < q; ++k) dft4(e + 4 * k, 1, dir);   // registers e + 4k + s, s < 4
+    const int b = inner_radix(n), a = n / b;
+    if (b == n) {
+        dft_base(e, 1, n, dir);
+        return;
     }
+    for (int s = 0; s < b; ++s) dft_base(e + s, b, a, dir);
+    for (int s = 1; s < b; ++s)
+        for (int k = 1; k < a; ++k) {
+            vec2 w = root(s * k, n);
+            rotate(xr[e + s + b * k], xi[e + s + b * k], vec2(w.x, -dir * w.y));
+        }
+    for (int k = 0; k < a; ++k) dft_base(e + b * k, 1, b, dir);
 }
 
 // Which output of an n-point dft() register slot j holds.
-int output_of(int j, int n) { return n <= 4 ? j : j / 4 + (n / 4) * (j % 4); }
+int output_of(int j, int n) {
+    const int b = inner_radix(n);
+    return b == n ? j : j / b + (n / b) * (j % b);
+}
 
 // ---- Stages and exchanges.
+
+// Butterfly rounds of a stage of radix r: thread t runs butterflies t + i T, i < count(r), holding
+// butterfly i's elements in registers i r .. i r + r - 1.
+int count(int r) { return (L / r + T - 1) / T; }
+// Whether round i's butterfly exists (always, where T divides L / r: a constant then).
+bool runs(int i, int r) { return (L / r) % T == 0 || thread() + i * T < L / r; }
+// Whether register e holds an element at a stage of radix r.
+bool holds(int e, int r) { return e < count(r) * r && runs(e / r, r); }
 
 // Input element t of butterfly b of a stage of radix r with output stride P.
 int input_position(int b, int r, int P, int t) { return b % P + (b / P) * P * r + t * P; }
 int output_position(int b, int r, int j) { return b + output_of(j, r) * (L / r); }   // slot j of the butterfly
 
 void butterflies(int r, int P, float dir, bool from_buffer) {
-    for (int i = 0; i < R / r; ++i) {
+    for (int i = 0; i < count(r); ++i) {
+        if (!runs(i, r)) continue;
         int b = thread() + i * T, u = b / P;
         // The first stage (P = L / r: every b < P, so u = 0) has no twiddles.
         for (int t = 1; t < r && P * r < L; ++t) {
@@ -282,13 +356,15 @@ void butterflies(int r, int P, float dir, bool from_buffer) {
 void exchange(int r_out, int r_in, int P_in) {
     int g = group_line();
     for (int round = 0; round < ROUNDS; ++round) {
-        for (int i = 0; i < R / r_out; ++i)
-            for (int k = 0; k < r_out; ++k)
-                put(round, slot(g, output_position(thread() + i * T, r_out, k)), xr[i * r_out + k], xi[i * r_out + k]);
+        for (int i = 0; i < count(r_out); ++i)
+            if (runs(i, r_out))
+                for (int k = 0; k < r_out; ++k)
+                    put(round, slot(g, output_position(thread() + i * T, r_out, k)), xr[i * r_out + k], xi[i * r_out + k]);
         barrier();
-        for (int i = 0; i < R / r_in; ++i)
-            for (int t = 0; t < r_in; ++t)
-                get(round, slot(g, input_position(thread() + i * T, r_in, P_in, t)), xr[i * r_in + t], xi[i * r_in + t]);
+        for (int i = 0; i < count(r_in); ++i)
+            if (runs(i, r_in))
+                for (int t = 0; t < r_in; ++t)
+                    get(round, slot(g, input_position(thread() + i * T, r_in, P_in, t)), xr[i * r_in + t], xi[i * r_in + t]);
         barrier();
     }
 }
@@ -305,8 +381,8 @@ int output_at(int e, int r) { return output_position(thread() + (e / r) * T, r, 
 
 // The last stage's outputs to natural order in registers (element i r + k holds output k).
 void to_natural(int r) {
-    if (r <= 4) return;
-    for (int i = 0; i < R / r; ++i) {
+    if (inner_radix(r) == r) return;
+    for (int i = 0; i < count(r); ++i) {
         vec4 tr[16], ti[16];
         for (int j = 0; j < r; ++j) {
             tr[output_of(j, r)] = xr[i * r + j];
@@ -322,6 +398,7 @@ void to_natural(int r) {
 // Step A's twiddle between the two steps: output k1 of sub-line n2 times W_F^(n2 k1).
 void twiddle_between_steps(int r_last, float dir) {
     for (int e = 0; e < R; ++e) {
+        if (!holds(e, r_last)) continue;
         vec2 w = twiddle(sub() * output_at(e, r_last), false);
         rotate(xr[e], xi[e], vec2(w.x, -dir * w.y));
     }
@@ -343,9 +420,11 @@ void mirror_of(out vec4 mr[R], out vec4 mi[R], int r_last) {
     bool zero = true;
 #endif
     for (int round = 0; round < ROUNDS; ++round) {
-        for (int e = 0; e < R; ++e) put(round, slot(g, output_at(e, r_last)), xr[e], xi[e]);
+        for (int e = 0; e < R; ++e)
+            if (holds(e, r_last)) put(round, slot(g, output_at(e, r_last)), xr[e], xi[e]);
         barrier();
         for (int e = 0; e < R; ++e) {
+            if (!holds(e, r_last)) continue;
             int k = output_at(e, r_last);
             get(round, slot(partner, zero ? (L - k) % L : L - 1 - k), mr[e], mi[e]);
         }
@@ -376,6 +455,7 @@ void load(int first) {
     int a = axis_line();
 #if defined(LOAD_ROW_PAIR)
     for (int e = 0; e < R; ++e) {
+        if (!holds(e, first)) continue;
         int u = in_position(input_at(e, first));
         xr[e] = fetch(u_src, u, a);
         xi[e] = fetch(u_src, u, a + N / 2);
@@ -386,6 +466,7 @@ void load(int first) {
     // times 1/M. Elements y and y + N/2 (e and e + first/2: inputs of one butterfly) read the
     // same four texels.
     for (int e = 0; e < R; ++e) {
+        if (!holds(e, first)) continue;
         if (e % first >= first / 2) continue;
         int y = in_position(input_at(e, first));   // < N/2
 #if defined(PAIR0)
@@ -406,6 +487,7 @@ void load(int first) {
     }
 #elif defined(LOAD_SPECTRUM) && defined(PAIR0)
     for (int e = 0; e < R; ++e) {   // F(0, v) + i F(M/2, v) (Eq. 7)
+        if (!holds(e, first)) continue;
         int v = in_position(input_at(e, first));
         vec4 ar, ai, br, bi;
         real_column(u_src, 0, v, ar, ai);
@@ -415,6 +497,7 @@ void load(int first) {
     }
 #elif defined(LOAD_SPECTRUM) || defined(LOAD_COLUMN_PAIR)
     for (int e = 0; e < R; ++e) {   // F(M - p, v) = A[p][v] + i A[M-p][v]; pair 0: columns 0 and M/2
+        if (!holds(e, first)) continue;
         int v = in_position(input_at(e, first));
 #if defined(PAIR0)
         xr[e] = fetch(u_src, 0, v);
@@ -439,6 +522,7 @@ void multiply(int r_mid) {
     vec4 mr[R], mi[R];
     mirror_of(mr, mi, r_mid);
     for (int e = 0; e < R; ++e) {
+        if (!holds(e, r_mid)) continue;
         int v = out_position(output_at(e, r_mid));
         vec4 f0r, f0i, fmr, fmi;
         untangle_pair0(xr[e], xi[e], mr[e], mi[e], f0r, f0i, fmr, fmi);
@@ -454,6 +538,7 @@ void multiply(int r_mid) {
     // G K(M - p, v), K from Eq. 10.
     int p = axis_line();
     for (int e = 0; e < R; ++e) {
+        if (!holds(e, r_mid)) continue;
         int v = out_position(output_at(e, r_mid));
         vec4 kr = fetch(u_kernel, p, v), ki = fetch(u_kernel, M - p, v);
         vec4 gr = xr[e], gi = xi[e];
@@ -470,6 +555,7 @@ void store_result(int last) {
     int a = axis_line();
 #if defined(STORE_ROW_PAIR)
     for (int e = 0; e < R; ++e) {
+        if (!holds(e, last)) continue;
         int u = out_position(output_at(e, last));
         store(u, a, xr[e]);
         store(u, a + N / 2, xi[e]);
@@ -479,6 +565,7 @@ void store_result(int last) {
     vec4 mr[R], mi[R];
     mirror_of(mr, mi, last);
     for (int e = 0; e < R; ++e) {
+        if (!holds(e, last)) continue;
         int v = out_position(output_at(e, last));
         vec4 f0r, f0i, fmr, fmi;
         untangle_pair0(xr[e], xi[e], mr[e], mi[e], f0r, f0i, fmr, fmi);
@@ -499,6 +586,7 @@ void store_result(int last) {
     int re_column = a, im_column = M - a;
 #endif
     for (int e = 0; e < R; ++e) {
+        if (!holds(e, last)) continue;
         int v = out_position(output_at(e, last));
         store(re_column, v, gain * xr[e]);
         store(im_column, v, gain * xi[e]);
@@ -509,6 +597,7 @@ void store_result(int last) {
     // k and k + L/2 of the same butterfly, so each thread has both.
     to_natural(last);
     for (int e = 0; e < R; ++e) {
+        if (!holds(e, last)) continue;
         if (e % last >= last / 2) continue;
         int y = out_position(input_at(e, last));   // natural order now
         vec4 ar = xr[e], ai = xi[e], br = xr[e + last / 2], bi = xi[e + last / 2];   // c(y), c(y + N/2)

@@ -1,25 +1,23 @@
-// fft_radix.frag: the FFT program of Figure 3 at radix 4, 8 or 16, each fragment computing four
-// outputs of one butterfly and writing them, real and imaginary parts, to eight render targets
-// (the planes of common.glsl). Passes on this chip are bound by the bytes they write (README:
-// "What bounds a fragment pass"), so the fewer full passes the better: log16 L per axis instead of
-// log2 L, with the untangle, multiply and tangle steps riding on loads, stores and one pass between
-// the stages.
+// fft_radix.frag: the FFT program of Figure 3 at mixed radix (2 to 28: powers of two, 3, 5, 7 and
+// their products), each fragment computing four outputs of a stage and writing them, real and
+// imaginary parts, to eight render targets (the planes of common.glsl). Passes on this chip are
+// bound by the bytes they write (README: "What bounds a fragment pass"), so the fewer full passes
+// the better: log16 L per axis instead of log2 L, with the untangle, multiply and tangle steps
+// riding on loads, stores and one pass between the stages.
 //
 // Eq. 6 at radix R: after a stage the array of length L holds P = L / S partitions of size S at
-// stride P, where S = R S_previous. With q < L/4 the fragment's position, u_q = q div P and
-// p = q mod P, the butterfly's R inputs are x_t = A[p + t P + (u_q mod S/R) P R] and its outputs
-// A'[q + b L/4], b = 0..3, are
-//     A'[q + b L/4] = sum_s W_4^(b s) Z_s,   Z_s = sum_{t = s mod 4} W_L^(t u_q P) x_t
-// (natural order in and out: no bit reversal). The twiddles W_L^(t u_q P) come from a table made
-// in double on the CPU: texel (a, j) = (W_L^((2j+1) a), W_L^((2j+2) a)).
+// stride P, where S = R S_previous. A fragment at q < L/4 writes A'[q + b L/4], b = 0..3 (stage()
+// below: where 4 divides R, the four outputs of one butterfly; else two or four butterflies'),
+// natural order in and out: no bit reversal. The twiddles W_L^(t u P) come from a table made in
+// double on the CPU: texel (a, j) = (W_L^((2j+1) a), W_L^((2j+2) a)).
 //
 // Variants
-//   AXIS_ROWS | AXIS_COLUMNS, RADIX 4|8|16, INVERSE (conjugate twiddles, W_4^(-b s)),
+//   AXIS_ROWS | AXIS_COLUMNS, RADIX (2 .. 28), INVERSE (conjugate twiddles, W_4^(-b s)),
 //   TWIDDLE_COMPUTED (W from sin and cos in the shader instead of the table: measured, not default)
 //   where the inputs come from:
 //     LOAD_PLANES         the planes of the previous stage (SRC_ROW_PLANES / SRC_COLUMN_PLANES)
 //     LOAD_IMAGE          the real image: rows r and r + N/2 as one complex row (Eq. 7)
-//     LOAD_UNTANGLE_ROWS  the row stage's output untangled (Eq. 8) and scaled by u_scale (1/M)
+//     LOAD_UNTANGLE_ROWS  the row stage's output untangled (Eq. 8) and scaled by u_scale (the rows' factor of 1/(MN): sizes.h, normalisation)
 //                         on the way into the column stage; PAIR_TANGLED (columns 0 and M/2) or
 //                         PAIR_MIRROR (columns p and M - p)
 //     LOAD_SPECTRUM       a spectrum in the compressed layout of Eq. 10 (the inverse transform)
@@ -55,8 +53,8 @@
 uniform sampler2DRect u_twiddle;
 uniform sampler2DRect u_kernel;
 uniform float u_stride;   // P
-uniform float u_scale;    // LOAD_UNTANGLE_ROWS: 1/M
-uniform float u_gain;     // MULTIPLY_BETWEEN: M (the kernel spectrum's 1/(MN) times the missing 1/N, undone)
+uniform float u_scale;    // LOAD_UNTANGLE_ROWS: the rows' factor of 1/(MN), 1/2^k
+uniform float u_gain;     // MULTIPLY_BETWEEN: 2^k, the image's row factor given back (the kernel spectrum carries 1/(MN))
 
 // The value selected by `flag` (0 or 1), without branching.
 vec4 pick(vec4 a, vec4 b, float flag) { return mix(a, b, flag); }
@@ -76,11 +74,11 @@ void rotate(inout vec4 re, inout vec4 im, vec2 w) {
     re = r;
 }
 
-// W_L^(t a) from the table (or computed), for t = 1 .. R-1 and a < L/4.
+// W_L^(t a) from the table (or computed), for t = 1 .. R-1 and a < L (L/4 where 4 divides every radix).
 vec2 twiddle(int t, float a, float L) {
 #ifdef TWIDDLE_COMPUTED
     // The exponent reduced exactly, the angle rounded once to float, then the GPU's sin and cos.
-    float angle = -6.2831853071795865 * mod(float(t) * a, L) / L;
+    float angle = -6.2831853071795865 * imod(float(t) * a, L) / L;
     return vec2(cos(angle), sin(angle));
 #else
     vec4 pair = texture2DRect(u_twiddle, vec2(a + 0.5, float((t - 1) / 2) + 0.5));
@@ -94,7 +92,7 @@ vec2 twiddle(int t, float a, float L) {
 void real_column(sampler2DRect tex, float x, float v, out vec4 re, out vec4 im) {
     float n = u_size.y;
     vec4 a = texture2DRect(tex, vec2(x + 0.5, v + 0.5));
-    vec4 b = texture2DRect(tex, vec2(x + 0.5, mod(n - v, n) + 0.5));
+    vec4 b = texture2DRect(tex, vec2(x + 0.5, imod(n - v, n) + 0.5));
     float low = step(1.0, v) * step(v, 0.5 * n - 1.0), high = step(0.5 * n + 1.0, v);
     re = pick(a, b, high);
     im = high * a - low * b;
@@ -176,7 +174,7 @@ void load(float v, float p, out vec4 re, out vec4 im) {
     float n = u_size.y;
     vec4 hr, hi, gr, gi, k0r, k0i, kmr, kmi;
     column_element(v, 0.0, hr, hi);
-    column_element(mod(n - v, n), 0.0, gr, gi);
+    column_element(imod(n - v, n), 0.0, gr, gi);
     vec4 f0r = 0.5 * (hr + gr), f0i = 0.5 * (hi - gi);   // F(0, v)
     vec4 fmr = 0.5 * (hi + gi), fmi = 0.5 * (gr - hr);   // F(M/2, v)
     real_column(u_kernel, 0.0, v, k0r, k0i);
@@ -192,7 +190,7 @@ void load(float v, float p, out vec4 re, out vec4 im) {
 // slot u_lo; u = 0 and u = M/2 are pair 0's u_lo and u_hi.
 void load(float u, float r, out vec4 re, out vec4 im) {
     float half_m = 0.5 * u_size.x, quarter_n = 0.25 * u_size.y;
-    float above = step(half_m, u), p = above * mod(u_size.x - u, half_m) + (1.0 - above) * u;
+    float above = step(half_m, u), p = above * imod(u_size.x - u, half_m) + (1.0 - above) * u;
     float upper = step(quarter_n, r);
     float layer = 4.0 * upper + 2.0 * (1.0 - above);
     vec2 size = vec2(quarter_n, half_m), position = vec2(r - upper * quarter_n, p);
@@ -227,26 +225,47 @@ const float TURN = 1.0;
 const float TURN = -1.0;
 #endif
 
-// One stage: the outputs q + b L/4 (b = 0..3) of the butterfly through position q on line a.
+// Outputs of this fragment's four that share a butterfly: Q and Q + L/G are outputs k and
+// k + R/G of one butterfly where G divides R.
+const int G = RADIX - 4 * (RADIX / 4) == 0 ? 4 : RADIX - 2 * (RADIX / 2) == 0 ? 2 : 1;
+
+// One stage: the outputs q + b L/4 (b = 0..3) on line a, in 4/G groups: group h holds the outputs
+// Q + j L/G (Q = q + h L/4, j < G) of the butterfly through Q, b = h + j 4/G. With u_Q = Q div P,
+// p = Q mod P and x_t = A[p + t P + (u_Q mod S/R) P R]:
+//     A'[Q + j L/G] = sum_s W_G^(j s) Z_s,   Z_s = sum_{t = s mod G} W_L^(t u_Q P) x_t
+// (Eq. 6 at radix R: W_L^(t u_Q P) is the butterfly's twiddle times W_R^(t k)).
 void stage(float q, float a, out vec4 xr[4], out vec4 xi[4]) {
     const float R = float(RADIX);
     float L = along_length(), P = u_stride;
-    float uq = floor(q / P), p = q - uq * P;
-    float first = p + mod(uq, L / (P * R)) * P * R;   // index of x_0
-    vec4 zr[4], zi[4];
-    for (int s = 0; s < 4; ++s) zr[s] = zi[s] = vec4(0.0);
-    for (int t = 0; t < RADIX; ++t) {
-        vec4 yr, yi;
-        load(first + float(t) * P, a, yr, yi);
-        if (t > 0) {
-            vec2 w = twiddle(t, uq * P, L);
-            rotate(yr, yi, vec2(w.x, -TURN * w.y));   // conjugated when inverse
+    for (int h = 0; h < 4 / G; ++h) {
+        float Q = q + float(h) * 0.25 * L;
+        float uq = idiv(Q, P), p = Q - uq * P;
+        float first = p + imod(uq, idiv(L, P * R)) * P * R;   // index of x_0
+        vec4 zr[4], zi[4];
+        for (int s = 0; s < G; ++s) zr[s] = zi[s] = vec4(0.0);
+        for (int t = 0; t < RADIX; ++t) {
+            vec4 yr, yi;
+            load(first + float(t) * P, a, yr, yi);
+            if (t > 0) {
+                vec2 w = twiddle(t, uq * P, L);
+                rotate(yr, yi, vec2(w.x, -TURN * w.y));   // conjugated when inverse
+            }
+            int s = t - G * (t / G);
+            zr[s] += yr;
+            zi[s] += yi;
         }
-        int s = t - 4 * (t / 4);
-        zr[s] += yr;
-        zi[s] += yi;
+        if (G == 4) {
+            radix4(zr, zi, TURN, xr, xi);
+        } else if (G == 2) {
+            xr[h] = zr[0] + zr[1];
+            xi[h] = zi[0] + zi[1];
+            xr[h + 2] = zr[0] - zr[1];
+            xi[h + 2] = zi[0] - zi[1];
+        } else {
+            xr[h] = zr[0];
+            xi[h] = zi[0];
+        }
     }
-    radix4(zr, zi, TURN, xr, xi);
 }
 
 #if defined(MULTIPLY_BETWEEN)
@@ -295,7 +314,7 @@ void multiply(float u1, float p, vec4 xr[RADIX], vec4 xi[RADIX], out vec4 yr[RAD
 #else
     // Pair 0 carries the transforms of the real columns 0 and M/2 tangled. G(N - v) lies in the
     // mirror butterfly u'' = N/R - u': output R - k (u' = 0) or R - 1 - k.
-    float mirror = mod(step_v - u1, step_v);
+    float mirror = imod(step_v - u1, step_v);
     vec4 gr[RADIX], gi[RADIX];
     forward_butterfly(mirror, 0.0, gr, gi);
     for (int k = 0; k < RADIX; ++k) {
@@ -318,7 +337,7 @@ void multiply(float u1, float p, vec4 xr[RADIX], vec4 xi[RADIX], out vec4 yr[RAD
 // The first inverse column stage (stride N/R), its outputs q + b N/4 from the products Y_t.
 void inverse_stage(float q, vec4 yr[RADIX], vec4 yi[RADIX], out vec4 xr[4], out vec4 xi[4]) {
     float P = u_stride;
-    int uq = int(floor(q / P));
+    int uq = int(idiv(q, P));
     vec4 zr[4], zi[4];
     for (int s = 0; s < 4; ++s) zr[s] = zi[s] = vec4(0.0);
     for (int t = 0; t < RADIX; ++t) {
@@ -339,14 +358,14 @@ void main() {
     float n = along_index();
     float half_n = 0.5 * across_length(), upper = step(half_n, across_index());
     float a = across_index() - upper * half_n;
-    float q = mod(n, quarter), block = floor(n / quarter);
+    float q = imod(n, quarter), block = idiv(n, quarter);
 #else
     // Planes keep the transformed axis along x for rows and columns alike (common.glsl).
     float q = x_index(), a = y_index();
 #endif
     vec4 xr[4], xi[4];
 #if defined(MULTIPLY_BETWEEN)
-    float u1 = mod(q, u_stride);   // the butterfly: q mod N/R
+    float u1 = imod(q, u_stride);   // the butterfly: q mod N/R
     vec4 fr[RADIX], fi[RADIX], yr[RADIX], yi[RADIX];
     forward_butterfly(u1, a, fr, fi);
     multiply(u1, a, fr, fi, yr, yi);

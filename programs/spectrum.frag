@@ -14,11 +14,11 @@ uniform float u_gain;   // M N
 
 void main() {
     float M = u_size.x, N = u_size.y;
-    float u = mod(x_index() + 0.5 * M, M);
+    float u = imod(x_index() + 0.5 * M, M);
 #ifdef BOTTOM_UP
-    float v = mod(y_index() + 0.5 * N + 1.0, N);
+    float v = imod(y_index() + 0.5 * N + 1.0, N);
 #else
-    float v = mod(y_index() + 0.5 * N, N);
+    float v = imod(y_index() + 0.5 * N, N);
 #endif
     vec4 re, im;
     if (u == 0.0 || u == 0.5 * M) {          // Eq. 9 along v
@@ -36,7 +36,7 @@ void main() {
         re = fetch_xy(M - u, v);
         im = fetch_xy(u, v);
     } else {                                 // F(u, v) = F(M-u, N-v)*
-        float w = mod(N - v, N);
+        float w = imod(N - v, N);
         re = fetch_xy(u, w);
         im = -fetch_xy(M - u, w);
     }

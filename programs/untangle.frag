@@ -1,5 +1,6 @@
 // untangle.frag: splits the transform H = F + jG of two tangled real sequences f, g (Eq. 7) into
-// F and G (Eq. 8) and scales them by u_scale (1/M for rows, 1/N for columns).
+// F and G (Eq. 8) and scales them by u_scale (the row or column stage's factor of
+// 1/(MN): sizes.h, normalisation).
 //
 // Reads:  the real half of the pair (rows y < N/2, or column 0) holds H_re; its partner H_im.
 // Writes: Figure 1 / Eq. 9 layout along the axis: index k <= L/2 holds the real part of F(k)

@@ -56,11 +56,19 @@ inline std::vector<Chain> chains() {
     return all;
 }
 
-/// The quick sizes given, plus 2048^2, 4096^2 and 4096 x 1024 in the heavier tier.
+/// Whether `chain` transforms size s (the radix-2 chain takes powers of two, the fast chain
+/// multiples of 4, compute every even fast size).
+inline bool takes(const Chain& chain, Size s) {
+    context();
+    const gpufft::LengthModel lengths = gpufft::fft_lengths(chain.options);
+    return lengths.allowed(s.m) && lengths.allowed(s.n);
+}
+
+/// The quick sizes given, plus 2048^2, 4096^2, 4096 x 1024 and three mixed-radix sizes in the heavier tier.
 template <size_t K>
 std::vector<Size> sizes(const Size (&quick)[K]) {
     std::vector<Size> out(quick, quick + K);
-    if (check::big()) out.insert(out.end(), {{2048, 2048}, {4096, 1024}, {4096, 4096}});
+    if (check::big()) out.insert(out.end(), {{2048, 2048}, {4096, 1024}, {4096, 4096}, {1000, 1080}, {1920, 1080}, {6000, 1152}});
     return out;
 }
 

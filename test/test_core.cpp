@@ -7,6 +7,7 @@
 #include "fft/fragment_fft.h"
 #include "fft/layout.h"
 #include "fft/plan.h"
+#include "fft/sizes.h"
 #include "reference/reference.h"
 #include "fft/twiddle.h"
 
@@ -30,7 +31,12 @@ constexpr double kSpectrumMaxRel = 2e-6;
 // Impulse and shift tests: the issue's bound on the largest absolute error.
 constexpr double kImpulseMaxAbs = 1e-5;
 
-const Size kSizes[] = {{2, 2}, {4, 4}, {8, 2}, {2, 8}, {16, 64}, {64, 16}, {128, 128}, {256, 512}, {8, 2048}, {1024, 1024}};
+// Powers of two, then sizes with each of the radices 3, 5 and 7 (issue 15): multiples of 4 (every
+// chain but the paper's radix-2 one), and odd multiples of 2 (the compute backend; 14 and 18 also
+// split into two dispatches by the four-step chain only where both halves are even, so it skips
+// 18); 1000 x 1080 (2^3 5^3 and 2^3 3^3 5) in the heavier tier.
+const Size kSizes[] = {{2, 2},   {4, 4},   {8, 2},    {2, 8},   {16, 64}, {64, 16},   {128, 128},  {256, 512},
+                       {8, 2048}, {1024, 1024}, {12, 20}, {28, 24}, {6, 10}, {14, 18}, {120, 72}};
 
 void expect_close(const std::string& what, Size s, int c, const ErrorStats& e, double rel_rms, double max_abs) {
     EXPECT(e.rel_rms <= rel_rms && e.max_abs <= max_abs,
@@ -43,6 +49,7 @@ void expect_close(const std::string& what, Size s, int c, const ErrorStats& e, d
 TEST(forward_matches_fftw_r2c) {
     for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(kSizes)) {
+        if (!test::takes(chain, s)) continue;
         auto fft = test::fft(s, chain.options);
         std::vector<float> image = test::random_image(s, 11 + s.m * 3 + s.n);
         std::vector<float> spectrum = fft->forward(image);
@@ -63,6 +70,7 @@ TEST(forward_matches_fftw_r2c) {
 TEST(inverse_of_forward_is_identity) {
     for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(kSizes)) {
+        if (!test::takes(chain, s)) continue;
         auto fft = test::fft(s, chain.options);
         std::vector<float> image = test::random_image(s, 5 + s.m + 7 * s.n);
         std::vector<float> back = fft->inverse(fft->forward(image));
@@ -77,6 +85,7 @@ TEST(inverse_matches_fftw_c2r) {
     // A spectrum made on the CPU (random, then packed), so the inverse is checked on its own.
     for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(kSizes)) {
+        if (!test::takes(chain, s)) continue;
         auto fft = test::fft(s, chain.options);
         std::vector<float> image = test::random_image(s, 99 + s.m);
         std::vector<float> packed(image.size());
@@ -95,6 +104,7 @@ TEST(inverse_matches_fftw_c2r) {
 TEST(filter_matches_fftw_circular_convolution) {
     for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(kSizes)) {
+        if (!test::takes(chain, s)) continue;
         auto fft = test::fft(s, chain.options);
         std::vector<float> image = test::random_image(s, 1 + s.m), kernel = test::random_image(s, 2 + s.n);
         Filter filter(*fft, kernel);
@@ -108,10 +118,11 @@ TEST(filter_matches_fftw_circular_convolution) {
 }
 
 TEST(unit_impulse_returns_image_and_shifts) {
-    const Size sizes[] = {{2, 2}, {8, 4}, {4, 8}, {64, 32}, {256, 256}};
+    const Size sizes[] = {{2, 2}, {8, 4}, {4, 8}, {64, 32}, {256, 256}, {60, 42}};
     const int shifts[][2] = {{0, 0}, {1, 0}, {0, 1}, {3, 5}, {-1, -2}};
     for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(sizes)) {
+        if (!test::takes(chain, s)) continue;
         auto fft = test::fft(s, chain.options);
         std::vector<float> image = test::random_image(s, 7);
         for (auto& d : shifts) {
@@ -329,6 +340,12 @@ TEST(table1_accounting) {
 }
 
 TEST(twiddles_are_exact_where_they_can_be) {
+    for (long long n : {6LL, 10LL, 14LL, 90LL}) {  // the mixed radices' tables: symmetric, near exact
+        for (long long k = 0; k <= n / 2; ++k) {
+            std::complex<double> w = unit_root(k, n), ref = std::polar(1.0, -2 * M_PI * double(k) / double(n));
+            EXPECT(std::abs(w - ref) < 1e-15 && w == std::conj(unit_root(n - k, n)), "W_", n, "^", k);
+        }
+    }
     for (long long n : {4LL, 8LL, 64LL, 4096LL}) {
         EXPECT(unit_root(0, n) == std::complex<double>(1, 0), "W^0");
         EXPECT(unit_root(n / 4, n) == std::complex<double>(0, -1), "W^(n/4) = -i");
@@ -346,21 +363,67 @@ TEST(twiddles_are_exact_where_they_can_be) {
 TEST(bad_sizes_are_refused) {
     test::context();
     ProgramCache programs;
-    for (Size s : {Size{3, 4}, Size{4, 6}, Size{1, 4}, Size{4, 1}, Size{0, 8}, Size{-4, 4}}) {
-        bool threw = false;
+    auto refused = [&](Size s, const FftOptions& o, const std::string& why) {
         try {
-            make_fft(programs, s.m, s.n);
+            make_fft(programs, s.m, s.n, o);
         } catch (const std::invalid_argument& e) {
-            threw = std::string(e.what()).find("power") != std::string::npos;
+            return std::string(e.what()).find(why) != std::string::npos;
         }
-        EXPECT(threw, s.m, "x", s.n, " was not refused with a message about powers of two");
-    }
+        return false;
+    };
+    for (Size s : {Size{3, 4}, Size{4, 22}, Size{26, 4}, Size{1, 4}, Size{4, 1}, Size{0, 8}, Size{-4, 4}, Size{4, 15}})
+        EXPECT(refused(s, {}, "prime factors 2, 3, 5 and 7"), s.m, "x", s.n, " was not refused with a message about fast sizes");
+    FftOptions radix2;
+    radix2.radix = 2;
+    EXPECT(refused({12, 12}, radix2, "powers of two"), "the radix-2 chain took 12x12");
+    FftOptions fragment;
+    fragment.backend = Backend::Fragment;
+    EXPECT(refused({6, 10}, fragment, "multiples of 4"), "the fast chain took 6x10");
     int too_big = max_texture_side() * 2;
-    bool threw = false;
-    try {
-        make_fft(programs, too_big, 2);
-    } catch (const std::invalid_argument& e) {
-        threw = std::string(e.what()).find("limit") != std::string::npos;
+    EXPECT(refused({too_big, 2}, {}, "limit"), too_big, "x2 above the GL limit was not refused");
+}
+
+// Issue 15: every even size with factors 2, 3, 5, 7 has a line plan whose radices multiply to it,
+// start (forward) and end (inverses) with an even radix, and fit the threads and registers given;
+// the fast chain's radices multiply to every multiple of 4, none above 28.
+TEST(mixed_radix_plans_cover_every_fast_size) {
+    size_t lines = 0, fast = 0;
+    for (int n = 2; n <= 4096; n += 2) {
+        if (!is_fast_size(n)) continue;
+        for (int radix : {4, 8, 16}) {
+            ComputeFft::LinePlan p = ComputeFft::plan_line(n, radix, 1024);
+            for (const std::vector<int>* order : {&p.forward, &p.inverse, &p.filter_inverse}) {
+                long long product = 1;
+                for (int r : *order) product *= r;
+                EXPECT(product == n, "line ", n, ": radices multiply to ", product);
+            }
+            EXPECT(p.forward.front() % 2 == 0 && p.inverse.back() % 2 == 0 && p.filter_inverse.back() % 2 == 0 &&
+                       p.filter_inverse.front() == p.forward.back(),
+                   "line ", n, " radix ", radix, ": the untangle and tangle need even radices at the ends");
+            EXPECT(p.threads >= 1 && p.threads <= 1024 && p.registers <= std::max(16, 2 * radix), "line ", n, ": ", p.threads,
+                   " threads of ", p.registers, " registers");
+            ++lines;
+        }
+        if (n % 4 == 0) {
+            long long product = 1;
+            for (int r : radices(n)) {
+                product *= r;
+                EXPECT(r >= 2 && r <= 28, "fast chain ", n, ": radix ", r);
+            }
+            EXPECT(product == n, "fast chain ", n, ": radices multiply to ", product);
+            ++fast;
+        }
     }
-    EXPECT(threw, too_big, "x2 above the GL limit was not refused");
+    EXPECT(lines > 300 && fast > 50, lines, " line plans, ", fast, " fast-chain plans");
+    EXPECT((radices(1920) == std::vector<int>{20, 12, 8}) && (radices(1080) == std::vector<int>{20, 9, 6}) &&
+               (radices(2048) == std::vector<int>{16, 16, 8}),
+           "fast chain radices of 1920, 1080, 2048");
+    for (Size s : {Size{12, 20}, Size{1920, 1080}, Size{28, 4}, Size{60, 48}}) {
+        check_coverage(fast_forward_plan(s.m, s.n), "fast forward");
+        check_coverage(fast_inverse_plan(s.m, s.n), "fast inverse");
+        check_coverage(fast_filter_plan(s.m, s.n), "fast filter");
+    }
+    EXPECT(next_fast_size(1984) == 2000 && next_fast_size(1144) == 1152 && next_fast_size(2101) == 2160 && is_fast_size(6000) &&
+               !is_fast_size(22) && !is_fast_size(15),
+           "fast sizes");
 }

@@ -91,7 +91,7 @@ TEST(spectrum_view_equals_fftfilter_spectrum) {
     EXPECT(steps >= 0 && steps <= 1, "teapot's spectrum view and fftfilter --spectrum differ by ", steps, " steps");
 }
 
-TEST(a_key_press_changes_the_filter) {
+TEST(a_key_press_changes_the_filter_and_size) {
     TempDir dir;
     // f: the next filter after gaussian:4 is box:9; p saves the window; q quits. Each key waits for
     // the program to show it acted on the last one (the log, the screenshot), so load cannot race it.
@@ -102,12 +102,16 @@ TEST(a_key_press_changes_the_filter) {
         "wid=$(timeout 20 xdotool search --sync --onlyvisible --name \"^teapot\" | head -1); "
         "xdotool mousemove --window $wid 10 10; "
         "xdotool key --window $wid f; until_seen \"grep -q box:9 log.txt\"; "
+        "xdotool key --window $wid plus; until_seen \"grep -q \\\"size 140\\\" log.txt\"; "
+        "xdotool key --window $wid minus; until_seen \"test \\$(grep -c \\\"size 128\\\" log.txt) = 2\"; "
         "xdotool key --window $wid p; until_seen \"test -s teapot-1.png\"; "
         "xdotool key --window $wid q; wait $pid)";
     test::Result r = test::run(xvfb("bash -c '" + script + "'"));
     EXPECT(r.status == 0, "exit ", r.status, ": ", r.err);
     std::string log = test::read_bytes(dir / "log.txt");
     EXPECT(log.find("filter gaussian:4\nfilter box:9\n") != std::string::npos, "log: ", log);
+    // + and -: the next fast size up from 128 that the backend takes (140 = 4 x 5 x 7), and back.
+    EXPECT(log.find("box:9\nsize 140\nsize 128\n") != std::string::npos, "log: ", log);
     test::Result h = test::run(teapot() + " --headless --size 128 --filter box:9 -o " + dir / "box.png");
     EXPECT(h.status == 0, h.err);
     long steps = max_steps(read_png(dir / "teapot-1.png").image, read_png(dir / "box.png").image, 8);
@@ -158,10 +162,11 @@ TEST(bad_options_give_one_line) {
     };
     const Case cases[] = {
         {"--headless --filter nosuch:3", 2, "unknown kernel 'nosuch:3'"},
-        {"--headless --size 100", 2, "--size 100 is not a power of two"},
+        {"--headless --size 110", 2, "--size 110 is not an even size with prime factors 2, 3, 5 and 7 only"},
+        {"--headless --size 128x99", 2, "--size 128x99 is not two even sizes"},
         {"--headless --size 65536", 2, "above this GPU's limit"},
         {"--headless --tonemap pretty", 2, "unknown tone map 'pretty'"},
-        {"--bench --bench-sizes 64,99", 2, "99 is not a power of two"},
+        {"--bench --bench-sizes 64,99", 2, "99 is not an even size"},
         {"--screenshot x.png", 2, "--screenshot needs --frames"},
         {"--headless --frames 2 --screenshot x.png", 2, "--screenshot is for the window"},
         {"--size 128 --frames 2", 3, "cannot open the X display"},

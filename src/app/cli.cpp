@@ -1,5 +1,7 @@
 #include "app/cli.h"
 
+#include "fft/sizes.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -63,6 +65,20 @@ double median(std::vector<double> values) {
     if (values.empty()) return 0;
     std::sort(values.begin(), values.end());
     return values[values.size() / 2];
+}
+
+void require_fast_size(int width, int height, const std::string& what) {
+    if (is_fast_size(width) && is_fast_size(height)) return;
+    const bool square = width == height;
+    const std::string name = square ? std::to_string(width) : std::to_string(width) + "x" + std::to_string(height);
+    throw UsageError(what + " " + name + " is not " + (square ? "an even size" : "two even sizes") +
+                     " with prime factors 2, 3, 5 and 7 only (e.g. 512, 1920x1080)");
+}
+
+std::vector<std::pair<int, int>> parse_fast_size_list(const std::string& list, const std::string& what) {
+    std::vector<std::pair<int, int>> sizes = parse_size_list(list, what);
+    for (auto [w, h] : sizes) require_fast_size(w, h, what + ":");
+    return sizes;
 }
 
 }  // namespace gpufft

@@ -19,6 +19,12 @@ Backend parse_backend(const std::string& name);
 const char* backend_name(Backend b);
 
 
+/// Throws UsageError unless width and height are fast sizes (sizes.h), what --sizes, --size and
+/// --bench-sizes take: "WHAT 22 is not an even size with prime factors 2, 3, 5 and 7 only (...)".
+void require_fast_size(int width, int height, const std::string& what);
+/// parse_size_list() with every size checked by require_fast_size() (as "WHAT:").
+std::vector<std::pair<int, int>> parse_fast_size_list(const std::string& list, const std::string& what);
+
 /// Exit statuses shared by the tools.
 enum ExitStatus { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNoGl = 3 };
 

@@ -1,9 +1,11 @@
 #include "fft/compute_fft.h"
 
+#include "fft/sizes.h"
 #include "fft/tuning.h"
 #include "fft/twiddle.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace gpufft {
@@ -57,16 +59,112 @@ void bind(int unit, const Texture* t) {
 }
 
 constexpr int kMaxThreads = 1024;  // GL's guaranteed minimum of invocations per workgroup
+/// A stage's butterfly work per element against a dispatch's memory traffic (LengthModel; src/README.md).
+constexpr double kButterflyCost = 0.05;
+
+/// fft_line.comp's table of W_n^m = exp(-2 pi i m / n), n = 1 .. 16, entry n (n - 1) / 2 + m, as a
+/// GLSL array constructor: float rounding of the double values (unit_root).
+const std::string& unit_roots() {
+    static const std::string table = [] {
+        std::string s = "vec2[](";
+        char buf[64];
+        for (int n = 1; n <= 16; ++n)
+            for (int m = 0; m < n; ++m) {
+                const std::complex<double> w = unit_root(m, n);
+                std::snprintf(buf, sizeof buf, "%svec2(%.9g, %.9g)", n == 1 ? "" : ", ", static_cast<double>(static_cast<float>(w.real())),
+                              static_cast<double>(static_cast<float>(w.imag())));
+                s += buf;
+            }
+        return s + ")";
+    }();
+    return table;
+}
+
+/// "8 x 8 x 6 x 5"
+std::string radix_list(const std::vector<int>& radices) {
+    std::string s;
+    for (int r : radices) s += (s.empty() ? "" : " x ") + std::to_string(r);
+    return s;
+}
 
 }  // namespace
 
 std::vector<int> ComputeFft::line_radices(int length, int max_radix) {
-    if (length == 2) return {2};
-    if (max_radix >= 16) return radices(length);  // as the fast fragment chain: 16s, then 8 and/or 4
-    int n = log2_exact(length), k = log2_exact(max_radix);
-    std::vector<int> r(static_cast<size_t>(n / k), max_radix);
-    if (n % k) r.push_back(1 << (n % k));
+    std::vector<int> factors = prime_factors(length);
+    const int twos = static_cast<int>(std::count(factors.begin(), factors.end(), 2));
+    if (twos == 0 || factors.back() > 7) throw std::invalid_argument("no line plan for a length of " + std::to_string(length));
+    // The power of two: as many of `max_radix` as fit, then the rest (the fast chain's 16s, then 8
+    // and/or 4, at 16).
+    std::vector<int> r;
+    const int two = 1 << twos;
+    if (two == 2) {
+        r = {2};
+    } else if (max_radix >= 16) {
+        r = radices(two);
+    } else {
+        const int k = log2_exact(max_radix);
+        r.assign(static_cast<size_t>(twos / k), max_radix);
+        if (twos % k) r.push_back(1 << (twos % k));
+    }
+    // The odd primes, largest first; with max_radix >= 8 a power of two below it takes the
+    // smallest that keeps the product within 16 (2 x 3, 2 x 5, 2 x 7, 4 x 3), then pairs of odd
+    // primes merge (3 x 3, 3 x 5).
+    std::vector<int> odd(factors.begin() + twos, factors.end());
+    const int most = max_radix >= 8 ? 16 : max_radix;
+    if (!odd.empty() && r.back() < max_radix && r.back() * odd.front() <= most) {
+        r.back() *= odd.front();
+        odd.erase(odd.begin());
+    }
+    std::vector<int> merged;
+    for (size_t i = 0; i < odd.size(); ++i) {
+        if (i + 1 < odd.size() && odd[i] * odd[i + 1] <= most) {
+            merged.push_back(odd[i] * odd[i + 1]);
+            ++i;
+        } else {
+            merged.push_back(odd[i]);
+        }
+    }
+    std::sort(merged.rbegin(), merged.rend());
+    r.insert(r.end(), merged.begin(), merged.end());
     return r;
+}
+
+ComputeFft::LinePlan ComputeFft::plan_line(int length, int max_radix, int max_threads) {
+    LinePlan p;
+    p.forward = line_radices(length, max_radix);
+    // The inverses end with an even radix (the forward's first); the filter's starts with the
+    // forward's last.
+    auto even_last = [](std::vector<int> r) {
+        if (!r.empty() && r.back() % 2) std::reverse(r.begin(), r.end());
+        return r;
+    };
+    p.inverse = even_last(p.forward);
+    p.filter_inverse = even_last(std::vector<int>(p.forward.begin(), p.forward.end() - 1));
+    p.filter_inverse.insert(p.filter_inverse.begin(), p.forward.back());
+    // Threads: one of L / r per stage radix r, the one that wastes least (threads times the
+    // butterfly rounds each runs, summed over the stages), within 2 max_radix registers where any
+    // is; ties to fewer registers.
+    long long best_work = 0;
+    for (int r : p.forward) {
+        const int threads = length / r;
+        if (threads > max_threads) continue;
+        long long rounds = 0;
+        int registers = 0;
+        for (int s : p.forward) {
+            const int count = (length / s + threads - 1) / threads;
+            rounds += static_cast<long long>(count) * s;
+            registers = std::max(registers, count * s);
+        }
+        const long long work = rounds * threads;
+        const bool fits = registers <= 2 * max_radix, best_fits = p.registers <= 2 * max_radix;
+        if (p.threads == 0 || (fits && !best_fits) || (fits == best_fits && (work < best_work || (work == best_work && registers < p.registers)))) {
+            p.threads = threads;
+            p.registers = registers;
+            best_work = work;
+        }
+    }
+    if (p.threads == 0) throw std::invalid_argument("a line of " + std::to_string(length) + " needs more than " + std::to_string(max_threads) + " threads");
+    return p;
 }
 
 int ComputeFft::radix_for(int option) {
@@ -116,10 +214,37 @@ std::vector<int> ComputeFft::split(int length) const {
     // --compute-max-line up to 1024 threads of 16 elements, one float per element in shared memory
     // at a time).
     const int most = options_.compute_max_line ? std::min(options_.compute_max_line, 16 * kMaxThreads) : tuning_->max_elements;
-    if (length <= most && shared_bytes(length, 1, 1, 0) <= shared_bytes_) return {length};
-    // Four-step: L1 = 2^ceil(log2(F) / 2) elements in step A, L2 = F / L1 in step B.
-    int n = log2_exact(length), l1 = 1 << ((n + 1) / 2);
-    return {l1, length / l1};
+    const bool fits = shared_bytes(length, 1, 1, 0) <= shared_bytes_;
+    std::vector<int> parts = split_line(length, fits ? most : std::min(most, length - 1));
+    if (parts.empty())
+        throw std::invalid_argument("a line of " + std::to_string(length) + " is longer than " + std::to_string(most) +
+                                    " and not a product of two even lengths: the compute backend cannot take it");
+    return parts;
+}
+
+std::vector<int> ComputeFft::split_line(int length, int most) {
+    if (length <= most) return {length};
+    for (int l1 = 2; l1 < length; l1 += 2)
+        if (length % l1 == 0 && static_cast<long long>(l1) * l1 >= length && (length / l1) % 2 == 0) return {l1, length / l1};
+    return {};
+}
+
+LengthModel ComputeFft::lengths(const FftOptions& options) {
+    const ComputeTuning& t = compute_tuning(software_renderer());
+    const int most = options.compute_max_line ? std::min(options.compute_max_line, 16 * kMaxThreads) : t.max_elements;
+    auto allowed = [most](long long n) { return is_fast_size(n) && !split_line(static_cast<int>(n), most).empty(); };
+    auto cost = [&t, most](long long n) {
+        double c = 0;
+        for (int part : split_line(static_cast<int>(n), most)) {
+            const int radix = part <= t.radix_switch ? t.radix_short : t.radix_long;
+            const LinePlan p = plan_line(part, radix, kMaxThreads);
+            long long slots = 0;  // thread-rounds times radix, idle threads included
+            for (int r : p.forward) slots += static_cast<long long>((part / r + p.threads - 1) / p.threads) * r * p.threads;
+            c += 1 + kButterflyCost * static_cast<double>(slots) / part;
+        }
+        return c;
+    };
+    return {allowed, cost, false, "compute"};
 }
 
 ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
@@ -136,9 +261,8 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // than 1024 threads.
     const ComputeTuning& t = *tuning_;
     s.radix = options_.compute_radix ? options_.compute_radix : s.length <= t.radix_switch ? t.radix_short : t.radix_long;
-    while (s.length / s.radix > kMaxThreads) s.radix *= 2;
-    s.radix = std::min({s.radix, 16, s.length});
-    s.threads = s.length / s.radix;
+    while (s.length / s.radix > kMaxThreads && s.radix < 16) s.radix *= 2;
+    s.line = plan_line(s.length, s.radix, kMaxThreads);
     // Whole short column lines take one line per workgroup and fewer components.
     const bool short_columns = !rows && d.step == 0 && s.length <= t.short_column_length && options_.compute_lines == 0;
     const int most = std::min(t.max_components, short_columns ? t.short_column_components : 8);
@@ -160,7 +284,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     const bool chosen = options_.compute_lines != 0 || mirror_b;
     int lines = mirror_b ? 2 : options_.compute_lines ? options_.compute_lines : rows ? t.row_lines : short_columns ? 1 : t.column_lines;
     int pad = 0;
-    while (lines > 1 && (lines * s.threads > kMaxThreads || (!chosen && lines * s.length > t.max_elements) ||
+    while (lines > 1 && (lines * s.line.threads > kMaxThreads || (!chosen && lines * s.length > t.max_elements) ||
                          (!mirror_b && lines > s.line_count) || fit(lines, pad) < (chosen ? 1 : 2)))
         lines /= 2;
     s.lines = lines;
@@ -179,23 +303,19 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
 
 ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     const Shape s = shape(d);
-    std::vector<int> forward = line_radices(s.length, s.radix), inverse = forward;
-    // The filter's inverse column stage starts with the forward's last radix: the first inverse
-    // butterfly reads exactly the elements the last forward one wrote, still in registers.
-    if (d.transform == Transform::Filter) {
-        inverse.assign(1, forward.back());
-        inverse.insert(inverse.end(), forward.begin(), forward.end() - 1);
-    }
+    const std::vector<int>& forward = s.line.forward;
+    const std::vector<int>& inverse = d.transform == Transform::Filter ? s.line.filter_inverse : s.line.inverse;
     std::vector<std::string> defines = {
         d.axis == Axis::Rows ? "ROWS" : "COLUMNS",
         define_of(d.load),
         define_of(d.transform),
         define_of(d.store),
         "LENGTH " + std::to_string(s.length),
-        "RADIX " + std::to_string(forward.front()),
-        "THREADS " + std::to_string(s.length / forward.front()),
+        "REGISTERS " + std::to_string(s.line.registers),
+        "THREADS " + std::to_string(s.line.threads),
         "LINES " + std::to_string(s.lines),
-        "GROUP_SIZE " + std::to_string(s.lines * s.length / forward.front()),
+        "GROUP_SIZE " + std::to_string(s.lines * s.line.threads),
+        "UNIT_ROOTS " + unit_roots(),
         "COMPONENTS " + std::to_string(s.components),
         "PAD_EVERY " + std::to_string(s.pad_every),
         "SUBLINES " + std::to_string(s.sublines),
@@ -272,8 +392,8 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
     for (const Dispatch& d : dispatches(filter_passes(result.texture(), result))) {
         Shape s = shape(d);
         lines.push_back(d.label + ": " + std::to_string(s.groups) + " workgroups of " + std::to_string(s.lines) + " x " +
-                        std::to_string(s.threads) + " threads, lines of " + std::to_string(s.length) + " (radix " +
-                        std::to_string(s.radix) + "), " + std::to_string(s.components) + " components per exchange round, " +
+                        std::to_string(s.line.threads) + " threads, lines of " + std::to_string(s.length) + " (radices " +
+                        radix_list(s.line.forward) + "), " + std::to_string(s.components) + " components per exchange round, " +
                         std::to_string(shared_bytes(s.length, s.lines, s.components, s.pad_every)) + " bytes of shared memory" +
                         (s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer" : ""));
     }
@@ -361,10 +481,10 @@ const char* ComputeFft::define_of(Store s) {
 }
 
 std::vector<ComputeFft::Pass> ComputeFft::forward_passes(const Texture& image, RenderTarget& spectrum) const {
-    const float m = static_cast<float>(width_), n = static_cast<float>(height_);
+    const Normalisation scale = normalisation(width_, height_);
     return {{Axis::Rows, Load::RowPair, Transform::Forward, Store::RowPair, &image, &rows_out_.texture(), 1, 1, "rows forward"},
-            {Axis::Columns, Load::Untangled, Transform::Forward, Store::Spectrum, &rows_out_.texture(), &spectrum.texture(), 1 / m, 1 / n,
-             "columns forward"}};
+            {Axis::Columns, Load::Untangled, Transform::Forward, Store::Spectrum, &rows_out_.texture(), &spectrum.texture(), scale.rows,
+             scale.columns, "columns forward"}};
 }
 
 std::vector<ComputeFft::Pass> ComputeFft::inverse_passes(const Texture& spectrum, RenderTarget& image) const {
@@ -373,10 +493,12 @@ std::vector<ComputeFft::Pass> ComputeFft::inverse_passes(const Texture& spectrum
 }
 
 std::vector<ComputeFft::Pass> ComputeFft::filter_passes(const Texture& image, RenderTarget& out) const {
-    // The kernel's spectrum carries 1/(MN); the image's column transform lacks its 1/N: gain M.
-    const float m = static_cast<float>(width_);
+    // The kernel's spectrum carries 1/(MN); the image's carries only the row factor, which the
+    // multiply's gain gives back (normalisation()).
+    const Normalisation scale = normalisation(width_, height_);
     return {{Axis::Rows, Load::RowPair, Transform::Forward, Store::RowPair, &image, &rows_out_.texture(), 1, 1, "rows forward"},
-            {Axis::Columns, Load::Untangled, Transform::Filter, Store::RowPairs, &rows_out_.texture(), &columns_out_.texture(), 1 / m, m,
+            {Axis::Columns, Load::Untangled, Transform::Filter, Store::RowPairs, &rows_out_.texture(), &columns_out_.texture(), scale.rows,
+             scale.filter_gain,
              "columns filter"},
             {Axis::Rows, Load::RowPair, Transform::Inverse, Store::RowPair, &columns_out_.texture(), &out.texture(), 1, 1, "rows inverse"}};
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "fft/fft2d.h"
+#include "fft/sizes.h"
 #include "gl/buffer.h"
 
 #include <map>
@@ -30,13 +31,33 @@ public:
 
     /// Whether this context runs compute shaders with image load/store.
     static bool supported();
-    /// The stage radices of a line of `length`, none above `max_radix` (4, 8 or 16): as many of the
-    /// largest as fit, then the rest (2 only where nothing else divides); largest first.
+    /// How a line is transformed in one workgroup: its stages' radices in the forward transform, in
+    /// the inverse and in the filter's inverse (which starts with the forward's last radix, its
+    /// inputs still in registers), the threads per line and the registers (elements) per thread.
+    struct LinePlan {
+        std::vector<int> forward, inverse, filter_inverse;
+        int threads = 0, registers = 0;
+    };
+    /// The plan of a line of `length` (any fast size, sizes.h) with stage radices near `max_radix`
+    /// (4, 8 or 16) and at most `max_threads` threads: powers of two as `max_radix` allows, then
+    /// 3, 5 and 7, the small ones merged (2 x 3 = 6, 3 x 3 = 9, ... up to 16) where `max_radix` is
+    /// at least 8. Every transform starts and the inverses end with an even radix: the columns'
+    /// untangle and tangle pair elements y and y + N/2 in one butterfly.
+    static LinePlan plan_line(int length, int max_radix, int max_threads);
+    /// The forward radices of plan_line().
     static std::vector<int> line_radices(int length, int max_radix);
     /// The option value checked: 4, 8, 16, or 0 (auto: by line length).
     static int radix_for(int option);
     /// How a line of `length` is transformed: {length} whole, or {L1, L2} (four-step).
     std::vector<int> split(int length) const;
+    /// split() for lines up to `most` whole, longer ones in the four-step split F = L1 L2, L1 >= L2
+    /// as near sqrt(F) as F's factors allow, both even (the columns' untangle and tangle pair elements y and
+    /// y + N/2 within each step's sub-lines); empty where none is.
+    static std::vector<int> split_line(int length, int most);
+    /// The lengths this backend takes on this context (every fast size, multiples of 4 where a
+    /// line takes two dispatches) and their cost: the memory traffic of one dispatch per step,
+    /// plus the threads' butterfly work (src/README.md, "Any FFT size").
+    static LengthModel lengths(const FftOptions& options = {});
     /// One line per dispatch description, for --pass-costs and tests.
     std::vector<std::string> describe_dispatches() const;
 
@@ -81,7 +102,8 @@ private:
     /// Geometry of a dispatch's program: lengths, threads, lines per workgroup, shared memory.
     struct Shape {
         int full = 0, length = 0, sublines = 1, line_count = 0, groups = 0;
-        int radix = 0, threads = 0, lines = 1, components = 0, pad_every = 0;
+        int radix = 0, lines = 1, components = 0, pad_every = 0;
+        LinePlan line;
         unsigned forward_buffer = 0, inverse_buffer = 0;  ///< stages (bit i: stage i) whose twiddles come from the buffer
     };
 

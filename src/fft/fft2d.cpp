@@ -50,6 +50,14 @@ std::unique_ptr<Fft2D> make_fft(ProgramCache& programs, int width, int height, c
     throw std::invalid_argument("unknown backend");
 }
 
+LengthModel fft_lengths(const FftOptions& options) {
+    switch (resolve_gl_backend(options)) {
+        case Backend::Compute: return ComputeFft::lengths(options);
+        case Backend::Fftw: return fftw_lengths();
+        default: return FragmentFft::lengths(options);
+    }
+}
+
 bool software_renderer() {
     const char* r = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     std::string name = r ? r : "";

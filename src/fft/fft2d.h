@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fft/plan.h"
+#include "fft/sizes.h"
 #include "gl/program.h"
 #include "gl/timer.h"
 #include "gl/texture.h"
@@ -105,6 +106,10 @@ bool software_renderer();
 /// fragment chain on software rasterizers (llvmpipe runs it 1.3-1.7x faster than compute), wherever
 /// compute shaders are missing, and for the paper's radix-2 chain. Any other backend is returned as it is.
 Backend resolve_gl_backend(const FftOptions& options);
+
+/// The FFT lengths make_fft(options) takes on the current context and what each costs (the
+/// backend's model: ComputeFft::lengths, FragmentFft::lengths), for choosing grids.
+LengthModel fft_lengths(const FftOptions& options);
 
 /// A transform of M x N on the current context (Auto resolved by resolve_gl_backend); throws std::invalid_argument for sizes that are
 /// not powers of two >= 2 or exceed the GPU's limit.

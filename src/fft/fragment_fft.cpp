@@ -17,9 +17,14 @@ void bind_texture(int unit, GLenum target, GLuint id) {
 }
 
 /// The fast chain's twiddles for an axis of length L: texel (a, j) holds W_L^((2j+1) a) in .xy and
-/// W_L^((2j+2) a) in .zw, a < L/4, j < 8: every twiddle a radix-16 stage needs in eight fetches.
+/// W_L^((2j+2) a) in .zw: every twiddle a radix-16 stage needs in eight fetches (j < 8, or more
+/// for the radices up to 28), for a < L/4 where 4 divides every radix (each fragment's outputs one
+/// butterfly's), else a < L.
 Texture radix_twiddle_table(int length) {
-    const int width = std::max(1, length / 4), rows = 8;
+    const std::vector<int> r = radices(length);
+    const bool quarter = std::all_of(r.begin(), r.end(), [](int x) { return x % 4 == 0; });
+    const int most = *std::max_element(r.begin(), r.end());
+    const int width = quarter ? length / 4 : length, rows = std::max(8, most / 2);
     std::vector<float> table(static_cast<size_t>(width) * rows * 4);
     for (int j = 0; j < rows; ++j)
         for (int a = 0; a < width; ++a) {
@@ -36,12 +41,34 @@ Texture radix_twiddle_table(int length) {
     return t;
 }
 
+/// A texel fetched per output against the pass's write of it (LengthModel; src/README.md).
+constexpr double kFetchCost = 0.05;
+
 }  // namespace
 
 bool FragmentFft::fast_supported(int width, int height) {
     GLint buffers = 0;
     glGetIntegerv(GL_MAX_DRAW_BUFFERS, &buffers);
-    return width >= 4 && height >= 4 && buffers >= 8 && (GLEW_VERSION_3_0 || GLEW_EXT_texture_array);
+    return fast_chain_size(width, height) && buffers >= 8 && (GLEW_VERSION_3_0 || GLEW_EXT_texture_array);
+}
+
+LengthModel FragmentFft::lengths(const FftOptions& options) {
+    auto power_of_two = [](long long n) { return n >= 2 && is_power_of_two(n); };
+    if (options.radix == 2 || !fast_supported(4, 4)) return {power_of_two, [](long long) { return 1.0; }, false, "radix-2 chain"};
+    // Below 4 (and for powers of two where the other side is one too) the radix-2 chain stands in.
+    return {[](long long n) { return (n % 4 == 0 && is_fast_size(n)) || (n >= 2 && is_power_of_two(n)); },
+            [](long long n) {
+                // Per stage: the pass's write of the array (1) and its fetches, a fifth as dear
+                // each per output (the radix's inputs and twiddles per butterfly, over the
+                // butterfly's outputs the fragment keeps: 4, 2 or 1 of its four).
+                double cost = 0;
+                for (int r : radices(static_cast<int>(n))) {
+                    const int shared = r % 4 == 0 ? 4 : r % 2 == 0 ? 2 : 1;
+                    cost += 1 + kFetchCost * (2.0 * r + (r - 1) / 2 + 1) / shared;
+                }
+                return cost;
+            },
+            false, "fast chain"};
 }
 
 FragmentFft::FragmentFft(ProgramCache& programs, int width, int height, const FftOptions& options)
@@ -50,6 +77,13 @@ FragmentFft::FragmentFft(ProgramCache& programs, int width, int height, const Ff
     check_texture_size(width, height);
     if (options.radix != 0 && options.radix != 2) throw std::invalid_argument("radix must be 2 (the paper's chain) or 0 (auto)");
     fast_ = options.radix == 0 && fast_supported(width, height);
+    // The paper's chain takes powers of two; the fast chain multiples of 4 (planes of L/4).
+    if (!fast_ && !(is_power_of_two(width) && is_power_of_two(height))) {
+        if (options.radix == 2) check_power_of_two_size(width, height);
+        check_fast_size(width, height);  // says why the fast chain cannot
+        throw std::invalid_argument("the fast chain needs 8 draw buffers and texture arrays for " + std::to_string(width) + "x" +
+                                    std::to_string(height) + ", and the radix-2 chain takes powers of two only");
+    }
     if (fast_) {
         forward_ = fast_forward_plan(width, height, options.computed_twiddles);
         inverse_ = fast_inverse_plan(width, height, options.computed_twiddles);

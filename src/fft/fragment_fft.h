@@ -4,6 +4,7 @@
 #pragma once
 
 #include "fft/fft2d.h"
+#include "fft/sizes.h"
 #include "gl/quad.h"
 
 #include <map>
@@ -34,6 +35,10 @@ public:
 
     /// Whether the fast chain can run on this context at this size.
     static bool fast_supported(int width, int height);
+    /// The lengths this backend takes with `options` on this context (the fast chain's multiples of
+    /// 4, or the radix-2 chain's powers of two) and their cost: one full-screen pass per stage,
+    /// each a write of the whole array plus its fetches (src/README.md, "Any FFT size").
+    static LengthModel lengths(const FftOptions& options);
 
 private:
     const Texture& twiddles(const Pass& pass);

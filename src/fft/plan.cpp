@@ -1,5 +1,7 @@
 #include "fft/plan.h"
 
+#include "fft/sizes.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -33,6 +35,17 @@ bool Variant::operator<(const Variant& o) const {
     return std::tie(program, defines, file) < std::tie(o.program, o.defines, o.file);
 }
 
+void check_fast_size(int width, int height) {
+    check_fft_size(width, height);
+    if (!fast_chain_size(width, height))
+        throw std::invalid_argument("the fast chain needs sizes that are multiples of 4 (planes of L/4), not " + std::to_string(width) + "x" +
+                                    std::to_string(height));
+}
+
+bool fast_chain_size(int width, int height) {
+    return width >= 4 && height >= 4 && width % 4 == 0 && height % 4 == 0 && is_fast_size(width) && is_fast_size(height);
+}
+
 bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
 int log2_exact(long long n) {
@@ -42,9 +55,15 @@ int log2_exact(long long n) {
 }
 
 void check_fft_size(int width, int height) {
+    if (!is_fast_size(width) || !is_fast_size(height))
+        throw std::invalid_argument("FFT size " + std::to_string(width) + "x" + std::to_string(height) +
+                                    " is not two even sizes with prime factors 2, 3, 5 and 7 only");
+}
+
+void check_power_of_two_size(int width, int height) {
     if (width < 2 || height < 2 || !is_power_of_two(width) || !is_power_of_two(height))
         throw std::invalid_argument("FFT size " + std::to_string(width) + "x" + std::to_string(height) +
-                                    " is not two powers of two of at least 2");
+                                    " is not two powers of two of at least 2 (the paper's radix-2 chain takes no other)");
 }
 
 namespace {
@@ -142,7 +161,7 @@ Plan& connect(Plan& plan) {
 }  // namespace
 
 Plan forward_plan(int width, int height) {
-    check_fft_size(width, height);
+    check_power_of_two_size(width, height);
     Plan plan{width, height, {}};
     Axis rows = row_axis(width, height), columns = column_axis(width, height);
     add_fft_passes(plan, rows, false);
@@ -153,7 +172,7 @@ Plan forward_plan(int width, int height) {
 }
 
 Plan inverse_plan(int width, int height) {
-    check_fft_size(width, height);
+    check_power_of_two_size(width, height);
     Plan plan{width, height, {}};
     Axis rows = row_axis(width, height), columns = column_axis(width, height);
     add_pair_pass(plan, columns, false, 1.0f);
@@ -188,22 +207,42 @@ Plan filter_plan(int width, int height) {
 }
 
 std::vector<int> radices(int length) {
-    int n = log2_exact(length);
-    if (length < 4 || !is_power_of_two(length)) throw std::invalid_argument("the fast chain needs axes of at least 4");
-    std::vector<int> r(static_cast<size_t>(n / 4), 16);
-    switch (n % 4) {
-        case 1: r.pop_back(); r.insert(r.end(), {8, 4}); break;  // 16 = 2^4 gives way to 8 x 4 = 2^5
-        case 2: r.push_back(4); break;
-        case 3: r.push_back(8); break;
-        default: break;
+    if (length < 4 || length % 4 || !is_fast_size(length))
+        throw std::invalid_argument("the fast chain needs axes that are multiples of 4 with prime factors 2, 3, 5 and 7, not " +
+                                    std::to_string(length));
+    const std::vector<int> factors = prime_factors(length);
+    const int twos = static_cast<int>(std::count(factors.begin(), factors.end(), 2));
+    int two = 1 << twos;
+    // Each odd prime, largest first, takes a factor 4 of the power of two while one is left (radix
+    // 12, 20, 28: the four outputs of a fragment are one butterfly's), else a 2 (6, 10, 14: two
+    // butterflies'), else stands alone, where two lone ones merge up to 15.
+    std::vector<int> r, lone;
+    for (auto p = factors.rbegin(); p != factors.rend() && *p > 2; ++p) {
+        if (two >= 4) r.push_back(4 * *p), two /= 4;
+        else if (two == 2) r.push_back(2 * *p), two = 1;
+        else if (!lone.empty() && lone.back() * *p <= 15) lone.back() *= *p;
+        else lone.push_back(*p);
     }
+    r.insert(r.end(), lone.begin(), lone.end());
+    // The rest of the power of two: as many 16s as fit, then 8 or 4 (or 8 and 4); a lone 2 joins the
+    // smallest radix-4p stage (24 = 8 x 3) or stands alone.
+    if (two == 2) {
+        auto small = std::min_element(r.begin(), r.end());
+        if (small != r.end() && *small % 4 == 0 && 2 * *small <= 32) *small *= 2;
+        else r.push_back(2);
+    } else if (two >= 4) {
+        const int n = log2_exact(two);
+        r.insert(r.end(), static_cast<size_t>(n / 4), 16);
+        switch (n % 4) {
+            case 1: r.erase(r.end() - 1); r.insert(r.end(), {8, 4}); break;  // 16 = 2^4 gives way to 8 x 4 = 2^5
+            case 2: r.push_back(4); break;
+            case 3: r.push_back(8); break;
+            default: break;
+        }
+    }
+    std::stable_sort(r.begin(), r.end(), std::greater<int>());
     return r;
 }
-
-namespace {
-
-/// One stage of the fast chain: its radix and the stride P of its output partitions.
-}  // namespace
 
 const char* define_of(FastVariant::Load l) {
     using Load = FastVariant::Load;
@@ -345,16 +384,10 @@ void add_unplane(Plan& plan) {
 /// it writes the image directly when that radix is at most 4, else planes and a copy pass.
 void add_fast_inverse_rows(Plan& plan, bool computed_twiddles) {
     std::vector<int> order = radices(plan.width);  // descending: smallest last
-    bool direct = order.back() <= 4;
+    bool direct = order.back() == 4 || order.back() == 2;
     add_fast_stages(plan, true, true, stages_of(order, plan.width), FastVariant::Load::RowPairs, Surface::ColumnPlanes,
                     direct ? FastVariant::Store::Image : FastVariant::Store::Planes, 1.0f, computed_twiddles);
     if (!direct) add_unplane(plan);
-}
-
-void check_fast_size(int width, int height) {
-    check_fft_size(width, height);
-    if (width < 4 || height < 4)
-        throw std::invalid_argument("the fast chain needs sizes of at least 4x4, not " + std::to_string(width) + "x" + std::to_string(height));
 }
 
 }  // namespace
@@ -365,11 +398,11 @@ Plan fast_forward_plan(int width, int height, bool computed_twiddles) {
     add_fast_stages(plan, true, false, stages_of(radices(width), width), FastVariant::Load::Image, Surface::Input, FastVariant::Store::Planes, 1.0f,
                     computed_twiddles);
     add_fast_stages(plan, false, false, stages_of(radices(height), height), FastVariant::Load::UntangleRows, Surface::RowPlanes, FastVariant::Store::Planes,
-                    1.0f / static_cast<float>(width), computed_twiddles);
+                    normalisation(width, height).rows, computed_twiddles);
     // Untangle columns 0 and M/2, scale by 1/N, and leave the planes for the layout of Eq. 10:
     // the radix-2 chain's last pass, reading planes.
     Plan tail{width, height, {}};
-    add_pair_pass(tail, column_axis(width, height), true, 1.0f / static_cast<float>(height));
+    add_pair_pass(tail, column_axis(width, height), true, normalisation(width, height).columns);
     Pass& last = tail.passes.back();
     for (Draw& d : last.draws) d.variant.defines.push_back("SRC_COLUMN_PLANES");
     last.source = Surface::ColumnPlanes;
@@ -398,11 +431,11 @@ Plan fast_filter_plan(int width, int height, bool computed_twiddles) {
     // stores row pairs for the inverse row stage.
     std::vector<int> forward = radices(height);
     std::vector<FastStage> forward_stages = stages_of(forward, height);
-    const float row_scale = 1.0f / static_cast<float>(width);
-    // The kernel spectrum carries 1/(MN) and the image's column transform still lacks its 1/N: the
-    // multiply's gain is M.
-    const float gain = static_cast<float>(width);
-    if (forward.back() <= 8) {
+    const float row_scale = normalisation(width, height).rows;
+    // The kernel spectrum carries 1/(MN) and the image's transform only the row factor, which the
+    // multiply's gain gives back (normalisation(): powers of two, exact).
+    const float gain = normalisation(width, height).filter_gain;
+    if (forward.back() == 4 || forward.back() == 8) {
         std::vector<int> inverse = {forward.back()};
         inverse.insert(inverse.end(), forward.begin(), forward.end() - 1);
         std::vector<FastStage> inverse_stages = stages_of(inverse, height);
@@ -411,8 +444,8 @@ Plan fast_filter_plan(int width, int height, bool computed_twiddles) {
         const bool first = forward.size() == 1, last = inverse.size() == 1;
         FastPass between{false, true, inverse_stages.front(), first ? FastVariant::Load::UntangleRows : FastVariant::Load::Planes,
                          last ? FastVariant::Store::RowPairs : FastVariant::Store::Planes, first ? Surface::RowPlanes : Surface::ColumnPlanes, true};
-        // When this pass also untangles the rows (one column stage) it needs their 1/M as well;
-        // 1/M and the gain M meet on the same values and cancel, so both uniforms are 1.
+        // When this pass also untangles the rows (one column stage) it needs their factor as well;
+        // it and the gain meet on the same values and cancel, so both uniforms are 1.
         add_fast_pass(plan, between, first ? 1.0f : gain, computed_twiddles);
         add_fast_stages(plan, false, true, std::vector<FastStage>(inverse_stages.begin() + 1, inverse_stages.end()), FastVariant::Load::Planes,
                         Surface::ColumnPlanes, FastVariant::Store::RowPairs, 1.0f, computed_twiddles);

@@ -119,12 +119,21 @@ Plan fast_forward_plan(int width, int height, bool computed_twiddles = false);
 Plan fast_inverse_plan(int width, int height, bool computed_twiddles = false);
 Plan fast_filter_plan(int width, int height, bool computed_twiddles = false);
 
-/// The radices of the fast chain's stages along an axis of length L (a power of two >= 4), largest
-/// first: as many 16s as fit, then 8 or 4 (or 8 and 4).
+/// The radices of the fast chain's stages along an axis of length L (a multiple of 4 with prime
+/// factors 2, 3, 5 and 7), largest first: each odd prime times 4 (or 2) while the power of two
+/// lasts, then as many 16s as fit, then 8 or 4 (or 8 and 4). Powers of two: 16s, then 8 or 4.
 std::vector<int> radices(int length);
+/// Whether the fast chain transforms width x height: both multiples of 4, fast sizes (sizes.h).
+bool fast_chain_size(int width, int height);
+/// Throws std::invalid_argument (saying why) unless fast_chain_size().
+void check_fast_size(int width, int height);
 
-/// Throws std::invalid_argument unless width and height are powers of two, at least 2.
+/// Throws std::invalid_argument unless width and height are fast sizes (sizes.h: even, factors 2,
+/// 3, 5 and 7), what the fast chain and the compute backend transform.
 void check_fft_size(int width, int height);
+/// Throws std::invalid_argument unless width and height are powers of two, at least 2: the
+/// paper's radix-2 chain.
+void check_power_of_two_size(int width, int height);
 bool is_power_of_two(long long n);
 int log2_exact(long long n);
 

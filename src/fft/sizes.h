@@ -1,6 +1,10 @@
 // FFT lengths: which sizes the transforms take and which of them are fast.
 #pragma once
 
+#include <functional>
+#include <string>
+#include <vector>
+
 namespace gpufft {
 
 /// The smallest even length >= `need` (and >= 2) whose prime factors are 2, 3, 5 and 7 only:
@@ -8,7 +12,39 @@ namespace gpufft {
 /// to even lengths so that row pairs pack real-to-complex). 0 if none fits in an int.
 long long next_fast_size(long long need);
 
+/// Whether `n` is such a length: even, at least 2, no prime factor above 7.
+bool is_fast_size(long long n);
+
+/// The prime factors of `n` (2, 3, 5, 7 and whatever else), smallest first.
+std::vector<int> prime_factors(long long n);
+
 /// The smallest power of two >= `need` and >= 2.
 long long next_power_of_two(long long need);
+
+/// The forward transform's normalisation 1/(MN) in two factors: 1/2^k on the row transforms (the
+/// largest power of two 2^k <= M: exact, and it keeps the columns' values near the image's), and
+/// the rest, rounded once, on the column transforms. Scaling by 1/M and then 1/N rounds twice and
+/// biases every value by up to 2^-23 (1.0e-7 at 120x120, against fftwf's 1.3e-7 error there).
+struct Normalisation {
+    float rows, columns;
+    float filter_gain;  ///< 2^k: what the filter's multiply gives back for the image's row factor (exact)
+};
+Normalisation normalisation(int width, int height);
+
+/// Which FFT lengths a transform takes and what each costs: what the tiler chooses grids by.
+struct LengthModel {
+    std::function<bool(long long)> allowed;  ///< lengths the transform takes
+    std::function<double(long long)> cost;   ///< relative time per element of one transform along an axis
+    bool any_whole = false;                  ///< wrap takes any length whole (FFTW), not only allowed ones
+    std::string name;                        ///< for -v: "compute", "fast chain", ...
+
+    /// The allowed length in [max(need, 4), limit] with the least cost per axis (length times
+    /// cost), the smaller one on ties; 0 if none.
+    long long best(long long need, long long limit) const;
+};
+
+/// FFTW: every even fast size at its length (the smallest that fits is the cheapest), any length
+/// whole for wrap.
+LengthModel fftw_lengths();
 
 }  // namespace gpufft

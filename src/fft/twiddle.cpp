@@ -8,7 +8,12 @@ std::complex<double> unit_root(long long k, long long n) {
     k %= n;
     if (k < 0) k += n;
     const double two_pi = 6.283185307179586476925286766559;
-    if (n % 4 != 0) return {std::cos(two_pi * k / n), -std::sin(two_pi * k / n)};
+    if (n % 4 != 0) {  // W^(n-k) = conj W^k exactly; the angle in long double, rounded once
+        if (2 * k > n) return std::conj(unit_root(n - k, n));
+        if (2 * k == n) return {-1.0, 0.0};
+        const long double a = 6.283185307179586476925286766559L * static_cast<long double>(k) / static_cast<long double>(n);
+        return {static_cast<double>(std::cos(a)), static_cast<double>(-std::sin(a))};
+    }
     // exp(+2 pi i k / n) as (c, s): split k = q n/4 + r, fold r into [0, n/8] and rotate by q.
     long long quarter = n / 4, q = k / quarter, r = k % quarter;
     double c, s;

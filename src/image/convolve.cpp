@@ -48,26 +48,35 @@ long long boundary_index(long long i, long long n, Boundary b) {
 // tile t(s) = in(start + s) gives sum_i k(i) in(start + s + centre - i). That is output
 // start + s wherever no tap wraps: s >= size - 1 - centre and s <= fft - 1 - centre. So a tile
 // reading from b - lead, lead = size - 1 - centre, yields outputs b .. b + fft - size at indices
-// lead .. lead + block - 1 (overlap-save). A wrapped power-of-two axis needs no tile at all: the
-// circular convolution of the whole axis is the answer (lead 0, block = length).
-AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, bool any_length) {
+// lead .. lead + block - 1 (overlap-save). A wrapped axis of a length the FFT takes needs no tile
+// at all: the circular convolution of the whole axis is the answer (lead 0, block = length).
+AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths) {
     AxisTiling t;
     t.kernel_shift = centre;
-    const bool whole = any_length ? length >= 1 : length >= 2 && (length & (length - 1)) == 0;
+    const bool whole = lengths.any_whole ? length >= 1 : length >= 4 && lengths.allowed(length);
     if (b == Boundary::Wrap && whole && length <= max_fft) {
         t.fft = t.block = length;
         t.circular = true;
         return t;
     }
-    long long need = std::max<long long>(2, static_cast<long long>(length) + size - 1);
-    long long fft = any_length ? next_fast_size(need) : next_power_of_two(need);
-    if (fft > max_fft || fft == 0) fft = max_fft;
+    const long long need = std::max<long long>(2, static_cast<long long>(length) + size - 1);
+    long long fft = need <= max_fft ? lengths.best(need, max_fft) : 0;
+    if (fft == 0) {
+        // Tiles: the length with the least cost for the whole axis, tiles times length times cost.
+        double least = 0;
+        for (long long n = size + 1; n <= max_fft; ++n) {
+            if (!lengths.allowed(n)) continue;
+            const long long block = std::min<long long>(length, n - size + 1);
+            const double c = static_cast<double>((length + block - 1) / block) * static_cast<double>(n) * lengths.cost(n);
+            if (fft == 0 || c < least) fft = n, least = c;
+        }
+    }
+    if (fft == 0)
+        throw Error("a " + std::to_string(size) + "-pixel kernel leaves no room in an FFT of at most " + std::to_string(max_fft) +
+                    " points");
     t.fft = static_cast<int>(fft);
     t.lead = size - 1 - centre;
     t.block = std::min(length, t.fft - size + 1);
-    if (t.block < 1)
-        throw Error("a " + std::to_string(size) + "-pixel kernel leaves no room in a " + std::to_string(t.fft) +
-                    "-point FFT (largest allowed " + std::to_string(max_fft) + ")");
     return t;
 }
 
@@ -127,11 +136,12 @@ Convolver::Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions opti
         while (p * 2 <= side) p *= 2;
         options_.max_fft = p;
     }
+    lengths_ = fft_lengths(options_.fft);
 }
 
 std::pair<AxisTiling, AxisTiling> Convolver::tiling(int width, int height) const {
-    return {tile_axis(width, kernel_.weights.width, kernel_.cx, options_.boundary, options_.max_fft),
-            tile_axis(height, kernel_.weights.height, kernel_.cy, options_.boundary, options_.max_fft)};
+    return {tile_axis(width, kernel_.weights.width, kernel_.cx, options_.boundary, options_.max_fft, lengths_),
+            tile_axis(height, kernel_.weights.height, kernel_.cy, options_.boundary, options_.max_fft, lengths_)};
 }
 
 Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {

@@ -1,5 +1,6 @@
 // Convolving images of any size with a kernel on the GPU, through the core filter: boundary rules,
-// padding to power-of-two FFT sizes, and overlap-save tiles for images the GPU cannot take whole.
+// padding to the FFT size the backend's cost model picks, and overlap-save tiles for images the
+// GPU cannot take whole.
 #pragma once
 
 #include "fft/fft2d.h"
@@ -30,7 +31,7 @@ long long boundary_index(long long i, long long n, Boundary b);
 
 /// How one axis is split: FFT length, output block per tile, and where kernel and tile start.
 struct AxisTiling {
-    int fft = 0;            ///< a power of two, or any fast length (sizes.h) where the FFT takes it
+    int fft = 0;            ///< a length the transform takes (LengthModel)
     int block = 0;          ///< output pixels per tile
     bool circular = false;  ///< wrap on an axis the FFT takes whole: the whole axis, circularly, no padding
     int kernel_shift = 0;   ///< kernel tap i sits at index (i - kernel_shift) mod fft
@@ -38,11 +39,11 @@ struct AxisTiling {
     int tiles(int length) const { return (length + block - 1) / block; }
 };
 
-/// The tiling of an axis of `length` for a kernel of `size` centred at `centre`; `max_fft` bounds
-/// the FFT length. With `any_length` (FFTW) the FFT is the next fast length instead of the next
-/// power of two, and wrap takes any length whole. Throws gpufft::Error if the kernel leaves no room
-/// for output.
-AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, bool any_length = false);
+/// The tiling of an axis of `length` for a kernel of `size` centred at `centre`: one FFT of the
+/// length `lengths` rates cheapest from image + kernel - 1 up (or the whole axis, for wrap on a
+/// length it takes), else tiles of the length that makes the axis cheapest; `max_fft` bounds the
+/// length. Throws gpufft::Error if the kernel leaves no room for output.
+AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths);
 
 /// The kernel as the core filter's impulse response on an fft_width x fft_height grid: its centre at
 /// (0, 0), taps beyond the grid folded over it (circularly). With `flip_y` the kernel is mirrored
@@ -55,7 +56,7 @@ void upload_impulse_response(const Kernel& kernel, Texture& target, bool flip_y 
 
 struct ConvolveOptions {
     Boundary boundary = Boundary::Reflect;
-    int max_fft = 0;          ///< largest FFT side (power of two); 0: the GPU's limit
+    int max_fft = 0;          ///< largest FFT side; 0: the GPU's limit (its largest power of two)
     FftOptions fft;
     int cached_sizes = 3;     ///< transforms and kernel spectra kept for reuse across images
 };
@@ -106,6 +107,7 @@ private:
     ProgramCache& programs_;
     Kernel kernel_;
     ConvolveOptions options_;
+    LengthModel lengths_;  // the FFT lengths of options_.fft's backend on this context
     std::list<Setup> setups_;  // most recently used first
     Stats last_;
     double setup_ms_ = 0;  // of the last setup() call

@@ -51,8 +51,8 @@ FftwConvolver::FftwConvolver(Kernel kernel, Boundary boundary) : kernel_(std::mo
 FftwConvolver::~FftwConvolver() = default;
 
 std::pair<AxisTiling, AxisTiling> FftwConvolver::tiling(int width, int height) const {
-    return {tile_axis(width, kernel_.weights.width, kernel_.cx, boundary_, kMaxFftwLength, true),
-            tile_axis(height, kernel_.weights.height, kernel_.cy, boundary_, kMaxFftwLength, true)};
+    return {tile_axis(width, kernel_.weights.width, kernel_.cx, boundary_, kMaxFftwLength, fftw_lengths()),
+            tile_axis(height, kernel_.weights.height, kernel_.cy, boundary_, kMaxFftwLength, fftw_lengths())};
 }
 
 const FftwConvolver::Size& FftwConvolver::size(int width, int height) {

@@ -39,15 +39,16 @@ void FrameDisplay::draw(const Texture& frame, int width, int height, Tonemap ton
     check_gl("displaying a frame");
 }
 
-TeapotFrame::TeapotFrame(ProgramCache& programs, TeapotScene& scene, int size, const FftOptions& options)
+TeapotFrame::TeapotFrame(ProgramCache& programs, TeapotScene& scene, int width, int height, const FftOptions& options)
     : programs_(programs),
       scene_(scene),
-      size_(size),
-      fft_(make_fft(programs, size, size, options)),
-      scene_target_(size, size, Storage::Float32, true),
-      filtered_(size, size),
-      spectrum_(size, size),
-      view_(size, size),
+      width_(width),
+      height_(height),
+      fft_(make_fft(programs, width, height, options)),
+      scene_target_(width, height, Storage::Float32, true),
+      filtered_(width, height),
+      spectrum_(width, height),
+      view_(width, height),
       spectrum_view_(programs) {
     set_kernel(parse_kernel("identity"));
 }

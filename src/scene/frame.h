@@ -32,9 +32,10 @@ private:
 /// The GPU resources of one FFT size.
 class TeapotFrame {
 public:
-    TeapotFrame(ProgramCache& programs, TeapotScene& scene, int size, const FftOptions& options = {});
+    TeapotFrame(ProgramCache& programs, TeapotScene& scene, int width, int height, const FftOptions& options = {});
 
-    int size() const { return size_; }
+    int width() const { return width_; }
+    int height() const { return height_; }
     /// The impulse response for the filter (mirrored vertically: frames are stored bottom-up).
     void set_kernel(const Kernel& kernel);
     /// Renders the teapot, filters it if asked, and returns the frame to display: the float frame,
@@ -47,7 +48,7 @@ public:
 private:
     ProgramCache& programs_;
     TeapotScene& scene_;
-    int size_;
+    int width_, height_;
     std::unique_ptr<Fft2D> fft_;
     std::unique_ptr<Filter> filter_;
     RenderTarget scene_target_, filtered_, spectrum_, view_;

@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
         ProgramCache programs;
         {
             TeapotScene scene(programs);
-            TeapotFrame frame(programs, scene, 512);
+            TeapotFrame frame(programs, scene, 512, 512);
             const Texture& shown = frame.render(Camera{}, SceneLook{}, false, false);
             RenderTarget view(512, 512);
             view.bind_for_drawing();

@@ -35,10 +35,16 @@ namespace {
 
 const char* kTool = "teapot";
 
+/// The frame (and FFT) size: any even size with prime factors 2, 3, 5 and 7 along each axis.
+struct FrameSize {
+    int width = 512, height = 512;
+    std::string name() const { return width == height ? std::to_string(width) : std::to_string(width) + "x" + std::to_string(height); }
+};
+
 struct Options {
     bool headless = false;
     bool bench = false;
-    int size = 512;
+    FrameSize size;
     std::string filter;                // initial filter spec
     std::vector<std::string> kernels;  // PNG kernels from the command line
     std::string output = "teapot.png";
@@ -52,7 +58,7 @@ struct Options {
     SceneLook look;
     int depth = 8;
     int window_width = 0, window_height = 0;
-    std::vector<int> bench_sizes;
+    std::vector<FrameSize> bench_sizes;
     int bench_frames = 0;
     double warm_up = 0.3;  // seconds of untimed frames before each size's timings
     std::string format = "table";  // table | csv | json
@@ -63,14 +69,31 @@ struct Options {
     Camera camera;
 };
 
-std::vector<int> parse_sizes(const std::string& list) {
-    std::vector<int> sizes;
-    for (auto [w, h] : parse_size_list(list, "--bench-sizes")) {
-        if (w != h || w < 2 || !is_power_of_two(w))
-            throw UsageError("--bench-sizes: " + std::to_string(w) + (w == h ? "" : "x" + std::to_string(h)) +
-                             " is not a power of two (the teapot's frames are square)");
-        sizes.push_back(w);
+/// Throws UsageError where the GPU cannot hold a frame of `size`.
+void check_frame_size(FrameSize size) {
+    if (std::max(size.width, size.height) > max_texture_side())
+        throw UsageError("--size " + size.name() + " is above this GPU's limit of " + std::to_string(max_texture_side()));
+}
+
+/// The next frame size up (step +1) or down (-1) from `size` that `lengths` takes: the width one
+/// allowed length further, the height the allowed length nearest the same aspect ratio; `size`
+/// itself where none is within [128, limit].
+FrameSize step_size(FrameSize size, int step, const LengthModel& lengths, int limit) {
+    for (long long w = size.width + step; w >= 128 && w <= limit; w += step) {
+        if (!lengths.allowed(w)) continue;
+        const long long ideal = (static_cast<long long>(size.height) * w + size.width / 2) / size.width;
+        long long h = 0;
+        for (long long d = 0; d <= ideal && !h; ++d)  // the allowed height nearest the ideal
+            for (long long c : {ideal - d, ideal + d})
+                if (!h && c >= 4 && c <= limit && lengths.allowed(c)) h = c;
+        if (h) return {static_cast<int>(w), static_cast<int>(h)};
     }
+    return size;
+}
+
+std::vector<FrameSize> parse_sizes(const std::string& list) {
+    std::vector<FrameSize> sizes;
+    for (auto [w, h] : parse_fast_size_list(list, "--bench-sizes")) sizes.push_back({w, h});
     return sizes;
 }
 
@@ -90,10 +113,14 @@ std::vector<OptionSpec> mode_specs(Options& o) {
 /// The other options of teapot, written once: the parser and --help both read these tables.
 std::vector<OptionSpec> option_specs(Options& o) {
     std::vector<OptionSpec> specs = {
-        {"size", 0, "N", "FFT size, a power of two (default 512)",
+        {"size", 0, "N|WxH",
+         "frame and FFT size, each side even with prime factors 2, 3, 5 and 7\n"
+         "only (default 512; e.g. 1920x1080)",
          [&o](const std::string& v) {
-             o.size = parse_int(v, "--size", 2, 1 << 16);
-             if (!is_power_of_two(o.size)) throw UsageError("--size " + v + " is not a power of two");
+             int w = 0, h = 0;
+             parse_size(v, "--size", w, h);
+             require_fast_size(w, h, "--size");
+             o.size = {w, h};
          }},
         {"filter", 0, "SPEC", "initial filter: a kernel spec as in fftfilter (default gaussian:4)", [&o](const std::string& v) { o.filter = v; }},
         {"no-filter", 0, "", "start with filtering off", set_flag(o.filtering, false)},
@@ -228,17 +255,18 @@ void save_framebuffer(const std::string& path, int w, int h, bool overwrite) {
 int run_headless(const Options& o) {
     HeadlessContext context(o.gl);
     require_fragment_chain_support();
-    if (o.size > max_texture_side()) throw UsageError("--size " + std::to_string(o.size) + " is above this GPU's limit of " + std::to_string(max_texture_side()));
+    check_frame_size(o.size);
     ProgramCache programs;
     TeapotScene scene(programs);
     size_t selected = 0;
     std::vector<Kernel> filters = load_filters(o, selected);
-    TeapotFrame frame(programs, scene, o.size, o.fft);
+    TeapotFrame frame(programs, scene, o.size.width, o.size.height, o.fft);
     frame.set_kernel(filters[selected]);
     // --frames K: K frames in this process, the camera a degree further round each frame before the
     // last, the kernel's spectrum remade every tenth frame; then the requested view is written.
     const int frames = std::max(o.frames, 1);
-    RenderTarget view(o.size, o.size);
+    const int width = o.size.width, height = o.size.height;
+    RenderTarget view(width, height);
     FrameDisplay display(programs);
     ResourceUse first_use;
     for (int i = 0; i < frames; ++i) {
@@ -247,14 +275,15 @@ int run_headless(const Options& o) {
         if (i % 10 == 9) frame.set_kernel(filters[selected]);
         const Texture& shown = frame.render(turned, o.look, o.filtering, o.spectrum);
         view.bind_for_drawing();
-        display.draw(shown, o.size, o.size, o.spectrum ? Tonemap::Clamp : o.tonemap, o.exposure);
+        display.draw(shown, width, height, o.spectrum ? Tonemap::Clamp : o.tonemap, o.exposure);
         glFinish();
         if (i == 0) first_use = measure_resources();
     }
     std::vector<float> pixels = view.download();
-    Image image(o.size, o.size);
-    for (int y = 0; y < o.size; ++y)  // GL rows are bottom-up
-        std::copy(&pixels[static_cast<size_t>(o.size - 1 - y) * o.size * 4], &pixels[static_cast<size_t>(o.size - y) * o.size * 4], image.at(0, y));
+    Image image(width, height);
+    const size_t row = static_cast<size_t>(width) * 4;
+    for (int y = 0; y < height; ++y)  // GL rows are bottom-up
+        std::copy(&pixels[static_cast<size_t>(height - 1 - y) * row], &pixels[static_cast<size_t>(height - y) * row], image.at(0, y));
     PngFormat f;
     f.color_type = 2;
     f.bit_depth = o.depth;
@@ -262,7 +291,7 @@ int run_headless(const Options& o) {
     if (o.report_resources)
         report_resources(kTool, "frame 1", first_use, "frame " + std::to_string(frames),
                          measure_resources());
-    if (o.verbose) std::printf("wrote %s: %dx%d, filter %s\n", o.output.c_str(), o.size, o.size, filters[selected].name.c_str());
+    if (o.verbose) std::printf("wrote %s: %dx%d, filter %s\n", o.output.c_str(), width, height, filters[selected].name.c_str());
     return kExitOk;
 }
 
@@ -270,7 +299,7 @@ int run_headless(const Options& o) {
 
 struct BenchRow {
     std::string implementation;  ///< "fragment radix-2", "fragment radix-16", "compute"
-    int size = 0;
+    FrameSize size;
     double hz = 0, frame_ms = 0, fft_ms = 0;
     std::array<double, kProgramCount> program_ms{};
     Totals totals;
@@ -281,18 +310,18 @@ struct BenchRow {
 
 const Program kPrograms[kProgramCount] = {Program::Fft, Program::Untangle, Program::Scale, Program::Tangle, Program::Pass, Program::Multiply};
 
-BenchRow bench_size(ProgramCache& programs, TeapotScene& scene, const Kernel& kernel, const Options& o, const FftOptions& fft, int size) {
+BenchRow bench_size(ProgramCache& programs, TeapotScene& scene, const Kernel& kernel, const Options& o, const FftOptions& fft, FrameSize size) {
     BenchRow row;
     row.size = size;
-    TeapotFrame frame(programs, scene, size, fft);
+    TeapotFrame frame(programs, scene, size.width, size.height, fft);
     row.implementation = frame.fft().name();
     frame.set_kernel(kernel);
-    RenderTarget screen(size, size);
+    RenderTarget screen(size.width, size.height);
     FrameDisplay display(programs);
     auto one_frame = [&](Profile* profile) {
         const Texture& shown = frame.render(o.camera, o.look, true, false, nullptr, profile);
         screen.bind_for_drawing();
-        display.draw(shown, size, size, o.tonemap, o.exposure);
+        display.draw(shown, size.width, size.height, o.tonemap, o.exposure);
         glFinish();
     };
     using clock = std::chrono::steady_clock;
@@ -336,14 +365,14 @@ void print_csv(const std::vector<BenchRow>& rows) {
         for (const char* what : {"ms", "invocations", "table1", "mflop", "mb_read", "mb_written"}) std::printf(",%s_%s", program_name(p), what);
     std::printf(",error\n");
     for (const BenchRow& r : rows) {
-        std::printf("%s,%d,%d,%.4f,%.3f,%.3f", r.implementation.c_str(), r.size, r.frames, r.hz, r.frame_ms, r.fft_ms);
+        std::printf("%s,%s,%d,%.4f,%.3f,%.3f", r.implementation.c_str(), r.size.name().c_str(), r.frames, r.hz, r.frame_ms, r.fft_ms);
         for (Program p : kPrograms) {
             size_t i = static_cast<size_t>(p);
             if (!r.fragment_programs) {
                 std::printf(",,,,,,");
                 continue;
             }
-            std::printf(",%.4f,%lld,%lld,%.3f,%.3f,%.3f", r.program_ms[i], r.totals.invocations[i], table1_invocations(p, r.size, r.size),
+            std::printf(",%.4f,%lld,%lld,%.3f,%.3f,%.3f", r.program_ms[i], r.totals.invocations[i], table1_invocations(p, r.size.width, r.size.height),
                         r.totals.flops[i] * 1e-6, r.totals.bytes_read[i] / 1048576.0, r.totals.bytes_written[i] / 1048576.0);
         }
         std::printf(",%s\n", r.error.c_str());
@@ -354,13 +383,14 @@ void print_json(const std::vector<BenchRow>& rows, const std::string& device) {
     std::printf("{\"device\": \"%s\", \"rows\": [", device.c_str());
     for (size_t k = 0; k < rows.size(); ++k) {
         const BenchRow& r = rows[k];
-        std::printf("%s\n  {\"implementation\": \"%s\", \"size\": %d, \"frames\": %d, \"hz\": %.4f, \"frame_ms\": %.3f, \"fft_gpu_ms\": %.3f, \"programs\": {",
-                    k ? "," : "", r.implementation.c_str(), r.size, r.frames, r.hz, r.frame_ms, r.fft_ms);
+        const std::string size = r.size.width == r.size.height ? r.size.name() : "\"" + r.size.name() + "\"";  // a number where square
+        std::printf("%s\n  {\"implementation\": \"%s\", \"size\": %s, \"frames\": %d, \"hz\": %.4f, \"frame_ms\": %.3f, \"fft_gpu_ms\": %.3f, \"programs\": {",
+                    k ? "," : "", r.implementation.c_str(), size.c_str(), r.frames, r.hz, r.frame_ms, r.fft_ms);
         for (int j = 0; j < kProgramCount && r.fragment_programs; ++j) {
             Program p = kPrograms[j];
             size_t i = static_cast<size_t>(p);
             std::printf("%s\"%s\": {\"gpu_ms\": %.4f, \"invocations\": %lld, \"table1\": %lld, \"mflop\": %.3f, \"mb_read\": %.3f, \"mb_written\": %.3f}",
-                        j ? ", " : "", program_name(p), r.program_ms[i], r.totals.invocations[i], table1_invocations(p, r.size, r.size),
+                        j ? ", " : "", program_name(p), r.program_ms[i], r.totals.invocations[i], table1_invocations(p, r.size.width, r.size.height),
                         r.totals.flops[i] * 1e-6, r.totals.bytes_read[i] / 1048576.0, r.totals.bytes_written[i] / 1048576.0);
         }
         std::printf("}%s%s%s}", r.error.empty() ? "" : ", \"error\": \"", r.error.c_str(), r.error.empty() ? "" : "\"");
@@ -370,15 +400,15 @@ void print_json(const std::vector<BenchRow>& rows, const std::string& device) {
 
 void print_tables(const std::vector<BenchRow>& rows, const std::string& device) {
     std::printf("Table 3 on %s: filtering a rendered teapot frame (RGBA32F, forward + multiply + inverse)\n", device.c_str());
-    std::printf("%-18s %6s %9s %10s %9s |", "implementation", "size", "rate Hz", "frame ms", "FFT GPU");
+    std::printf("%-18s %9s %9s %10s %9s |", "implementation", "size", "rate Hz", "frame ms", "FFT GPU");
     for (Program p : kPrograms) std::printf(" %9s", program_name(p));
     std::printf("   (GPU ms per program; the paper: 0.37 Hz at 1024^2)\n");
     for (const BenchRow& r : rows) {
         if (!r.error.empty()) {
-            std::printf("%-18s %6d  %s\n", r.implementation.c_str(), r.size, r.error.c_str());
+            std::printf("%-18s %9s  %s\n", r.implementation.c_str(), r.size.name().c_str(), r.error.c_str());
             continue;
         }
-        std::printf("%-18s %6d %9.2f %10.2f %9.2f |", r.implementation.c_str(), r.size, r.hz, r.frame_ms, r.fft_ms);
+        std::printf("%-18s %9s %9.2f %10.2f %9.2f |", r.implementation.c_str(), r.size.name().c_str(), r.hz, r.frame_ms, r.fft_ms);
         for (Program p : kPrograms)
             if (r.fragment_programs) std::printf(" %9.3f", r.program_ms[static_cast<size_t>(p)]);
         if (!r.fragment_programs) std::printf(" (compute shaders: no fragment programs)");
@@ -390,16 +420,18 @@ void print_tables(const std::vector<BenchRow>& rows, const std::string& device) 
         if (!r.error.empty() || !r.fragment_programs || std::find(done.begin(), done.end(), r.implementation) != done.end()) continue;
         const BenchRow* pick = &r;
         for (const BenchRow& other : rows)
-            if (other.implementation == r.implementation && other.error.empty() && other.fragment_programs && other.size == 1024) pick = &other;
+            if (other.implementation == r.implementation && other.error.empty() && other.fragment_programs && other.size.width == 1024 &&
+                other.size.height == 1024)
+                pick = &other;
         done.push_back(r.implementation);
         const BenchRow& b = *pick;
         std::printf("\nTables 1 and 2, %s at %dx%d: fragments per program (ours | Table 1), operations, MB read / written\n",
-                    b.implementation.c_str(), b.size, b.size);
+                    b.implementation.c_str(), b.size.width, b.size.height);
         std::printf("  %-9s %14s %14s %16s %16s %11s %11s %11s %11s\n", "program", "invocations", "Table 1", "flops (ours)", "instr (paper)",
                     "MB read", "(paper)", "MB written", "(paper)");
         for (Program p : kPrograms) {
             size_t i = static_cast<size_t>(p);
-            long long t1 = table1_invocations(p, b.size, b.size);
+            long long t1 = table1_invocations(p, b.size.width, b.size.height);
             PaperInstructions pi = paper_instructions(p);
             std::printf("  %-9s %14lld %14lld %16.0f %16lld %11.1f %11.1f %11.1f %11.1f\n", program_name(p), b.totals.invocations[i], t1,
                         b.totals.flops[i], t1 * pi.arithmetic, b.totals.bytes_read[i] / 1048576.0, t1 * pi.texture * 16.0 / 1048576.0,
@@ -423,16 +455,17 @@ int run_bench(const Options& o) {
     TeapotScene scene(programs);
     size_t selected = 0;
     std::vector<Kernel> filters = load_filters(o, selected);
-    std::vector<int> sizes = o.bench_sizes;
+    std::vector<FrameSize> sizes = o.bench_sizes;
     if (sizes.empty()) {
-        sizes = {128, 256, 512, 1024, 2048};
-        if (max_texture_side() >= 4096) sizes.push_back(4096);
+        for (int n : {128, 256, 512, 1024, 2048}) sizes.push_back({n, n});
+        if (max_texture_side() >= 4096) sizes.push_back({4096, 4096});
     }
     std::vector<BenchRow> rows;
     for (const FftOptions& fft : bench_implementations(o)) {
-        for (int size : sizes) {
+        for (FrameSize size : sizes) {
             try {
-                if (size > max_texture_side()) throw Error("above this GPU's limit of " + std::to_string(max_texture_side()));
+                if (std::max(size.width, size.height) > max_texture_side())
+                    throw Error("above this GPU's limit of " + std::to_string(max_texture_side()));
                 rows.push_back(bench_size(programs, scene, filters[selected], o, fft, size));
             } catch (const std::exception& e) {
                 BenchRow r;
@@ -441,7 +474,7 @@ int run_bench(const Options& o) {
                 r.error = std::string("does not fit: ") + e.what();
                 rows.push_back(r);
             }
-            if (o.verbose) std::fprintf(stderr, "%s: %s %d done\n", kTool, rows.back().implementation.c_str(), size);
+            if (o.verbose) std::fprintf(stderr, "%s: %s %s done\n", kTool, rows.back().implementation.c_str(), size.name().c_str());
         }
     }
     if (o.format == "csv") print_csv(rows);
@@ -474,11 +507,16 @@ struct Viewer {
             std::fflush(stdout);
         }
     }
-    void set_size(int size) {
-        if (size < 128 || size > max_texture_side()) return;
-        frame = std::make_unique<TeapotFrame>(*programs, *scene, size, options.fft);
+    void set_size(FrameSize size) {
+        frame = std::make_unique<TeapotFrame>(*programs, *scene, size.width, size.height, options.fft);
         frame->set_kernel(filters[selected]);
-        say("size " + std::to_string(size));
+        say("size " + size.name());
+    }
+    /// + and -: the next fast size up or down that the backend takes, aspect ratio kept.
+    void step(int direction) {
+        const FrameSize now{frame->width(), frame->height()};
+        const FrameSize next = step_size(now, direction, fft_lengths(options.fft), max_texture_side());
+        if (next.width != now.width || next.height != now.height) set_size(next);
     }
     void select(size_t k) {
         selected = k % filters.size();
@@ -517,9 +555,9 @@ const Key kKeys[] = {
     {'F', "F      previous filter", [](Viewer& v) { v.select(v.selected + v.filters.size() - 1); }},
     {' ', "space  filtering on/off", [](Viewer& v) { v.filtering = !v.filtering; v.say(v.filtering ? "filtering on" : "filtering off"); }},
     {'s', "s      spectrum view (log magnitude, centred)", [](Viewer& v) { v.spectrum = !v.spectrum; v.say(v.spectrum ? "spectrum on" : "spectrum off"); }},
-    {'+', "+ / -  FFT size up / down", [](Viewer& v) { v.set_size(v.frame->size() * 2); }},
-    {'=', nullptr, [](Viewer& v) { v.set_size(v.frame->size() * 2); }},
-    {'-', nullptr, [](Viewer& v) { v.set_size(v.frame->size() / 2); }},
+    {'+', "+ / -  FFT size up / down (the next fast size)", [](Viewer& v) { v.step(1); }},
+    {'=', nullptr, [](Viewer& v) { v.step(1); }},
+    {'-', nullptr, [](Viewer& v) { v.step(-1); }},
     {'p', "p      save a screenshot (teapot-N.png)", [](Viewer& v) { v.shots = -1; }},
     {'r', "r      reset the view", [](Viewer& v) { v.options.camera = Camera{}; }},
     {'h', "h      this key list", [](Viewer& v) { v.help = !v.help; }},
@@ -556,7 +594,7 @@ void on_display() {
             v.fps_start = std::chrono::steady_clock::now();
         }
         char status[256];
-        std::snprintf(status, sizeof status, "%dx%d  %s%s  %.1f fps  FFT %.2f ms GPU  (h: keys)", v.frame->size(), v.frame->size(),
+        std::snprintf(status, sizeof status, "%dx%d  %s%s  %.1f fps  FFT %.2f ms GPU  (h: keys)", v.frame->width(), v.frame->height(),
                       v.filtering ? v.filters[v.selected].name.c_str() : "no filter", v.spectrum ? "  spectrum" : "", v.fps, v.fft_ms);
         glColor3f(1.0f, 1.0f, 0.6f);
         draw_text(8, 8, status);
@@ -620,8 +658,10 @@ int run_window(const Options& o, int argc, char** argv) {
     v.filtering = o.filtering;
     v.spectrum = o.spectrum;
     v.filters = load_filters(o, v.selected);
-    v.width = o.window_width ? o.window_width : std::min(o.size, 1024);
-    v.height = o.window_height ? o.window_height : std::min(o.size, 1024);
+    // The frame's size where it fits 1024 x 1024, else scaled down to fit.
+    const double fit = std::min(1.0, 1024.0 / std::max(o.size.width, o.size.height));
+    v.width = o.window_width ? o.window_width : std::max(1, static_cast<int>(o.size.width * fit));
+    v.height = o.window_height ? o.window_height : std::max(1, static_cast<int>(o.size.height * fit));
     viewer = &v;
 
     glutInit(&argc, argv);
@@ -631,7 +671,7 @@ int run_window(const Options& o, int argc, char** argv) {
     glutCreateWindow("teapot: FFT filtering on the GPU");
     load_gl_entry_points();
     require_fragment_chain_support();
-    if (o.size > max_texture_side()) throw UsageError("--size " + std::to_string(o.size) + " is above this GPU's limit of " + std::to_string(max_texture_side()));
+    check_frame_size(o.size);
     v.programs = std::make_unique<ProgramCache>();
     v.scene = std::make_unique<TeapotScene>(*v.programs);
     v.display = std::make_unique<FrameDisplay>(*v.programs);
