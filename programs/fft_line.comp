@@ -1,6 +1,7 @@
 // fft_line.comp: the compute backend. Workgroups transform whole lines (row pairs, or column pairs
 // of the compressed layout) in shared memory and registers: one dispatch per axis, Stockham
-// stages of mixed radix (2, 3, 4, 5, 7, 8, 16 and products of two of them up to 16), with the paper's real-to-complex packing (Eq. 7-8) and compressed
+// stages of mixed radix (2, 3, 4, 5, 7, 8, 16, and products of two of them: 6, 9, 10, 12, 14,
+// 15), with the paper's real-to-complex packing (Eq. 7-8) and compressed
 // layout (Eq. 9-10) folded into loads and stores.
 // A filter is three dispatches: rows, columns (forward, multiply, inverse), rows.
 //
@@ -49,6 +50,12 @@
 //   STORE_SPECTRUM     Eq. 10 times u_gain (pair 0: untangled again, Eq. 9)
 //   STORE_COLUMN_PAIR  as LOAD_COLUMN_PAIR
 //   STORE_ROW_PAIRS    a column line's inverse as tangled row pairs H, for the inverse row pass
+
+// NVIDIA's compiler keeps the stage loops (and so the register arrays, indexed by the loop
+// variables, in local memory) unless told to unroll and inline everything: the butterflies are
+// only fast with every radix, index and W_n^m a literal. Other compilers ignore these.
+#pragma optionNV(unroll all)
+#pragma optionNV(inline all)
 
 const int L = LENGTH;
 const int R = REGISTERS;  // elements a thread holds: the most any stage's butterflies need

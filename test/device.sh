@@ -2,7 +2,8 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests compare cufft large variants bench passes probe batch sizes all
+#   test/device.sh [steps...]     steps: info tests compare cufft large variants bench passes probe batch sizes
+#                                        sizes_batch all
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
 set -uo pipefail
@@ -55,13 +56,15 @@ if has batch; then  # the batch pipeline end to end: bit-identity of the GPU con
     OUT=/tmp/bench FFTFILTER_ARGS="--backend fragment" TAIL=12 run batch_fragment test/bench_batch.sh 48 2048x2048 gaussian:8
     OUT=/tmp/bench-hd TAIL=12 run batch_hd test/bench_batch.sh 64 1920x1080 gaussian:8 disk:30
 fi
-if has sizes; then  # mixed-radix sizes beside their powers of two, the fragment chain's passes by radix,
-                    # and a 1920x1080 batch on the planner's grid beside the power-of-two grid of the
-                    # build before (bin/old/fftfilter, where carried)
+if has sizes; then  # mixed-radix sizes beside their powers of two, and the fragment chain's passes by radix
     run sizes_compute bin/fftcompare --backend compute --max-ratio 1.5 \
-        --sizes 1000,1024,1536,2048,1920x1080,2000x1152,2048x1024,2048x2048,3000,3072,4096,6000,8192
+        --sizes 1000,1024,1536,2048,1920x1080,2000x1152,2048x1024,3000,3072
+    run sizes_compute_large bin/fftcompare --pass-costs --backend compute --sizes 4096,6000,8192
     run sizes_fragment bin/fftcompare --backend fragment --max-ratio 1.5 --sizes 1000,1024,1920x1080,2000x1152,2048x1024,2048
     run sizes_fragment_passes bin/fftcompare --pass-costs --backend fragment --sizes 1000,1024,1920x1080,2048
+fi
+if has sizes_batch; then  # a 1920x1080 batch on the planner's grid beside the power-of-two grid of the
+                          # build before (bin/old/fftfilter, where carried), and with -b wrap
     OUT=/tmp/bench-sizes PEERS=none TAIL=8 run sizes_batch_hd test/bench_batch.sh 64 1920x1080 gaussian:8
     [ -x bin/old/fftfilter ] && OUT=/tmp/bench-sizes-old BIN=bin/old PEERS=none TAIL=8 run sizes_batch_hd_before test/bench_batch.sh 64 1920x1080 gaussian:8
     OUT=/tmp/bench-sizes-wrap FFTFILTER_ARGS="-b wrap" PEERS=none TAIL=8 run sizes_batch_hd_wrap test/bench_batch.sh 64 1920x1080 gaussian:8

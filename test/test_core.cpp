@@ -400,8 +400,9 @@ TEST(mixed_radix_plans_cover_every_fast_size) {
             EXPECT(p.forward.front() % 2 == 0 && p.inverse.back() % 2 == 0 && p.filter_inverse.back() % 2 == 0 &&
                        p.filter_inverse.front() == p.forward.back(),
                    "line ", n, " radix ", radix, ": the untangle and tangle need even radices at the ends");
-            EXPECT(p.threads >= 1 && p.threads <= 1024 && p.registers <= std::max(16, 2 * radix), "line ", n, ": ", p.threads,
-                   " threads of ", p.registers, " registers");
+            // 12 elements a thread at most below radix 16: 15 and 16 spill on the H100 (src/README.md).
+            EXPECT(p.threads >= 1 && p.threads <= 1024 && p.registers <= (radix < 16 ? 12 : 2 * radix), "line ", n, " radix ", radix,
+                   ": ", p.threads, " threads of ", p.registers, " registers");
             ++lines;
         }
         if (n % 4 == 0) {

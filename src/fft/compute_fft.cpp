@@ -59,6 +59,10 @@ void bind(int unit, const Texture* t) {
 }
 
 constexpr int kMaxThreads = 1024;  // GL's guaranteed minimum of invocations per workgroup
+/// Complex RGBA elements a thread holds at most: on the H100 a line plan holding 15 or 16 (radix
+/// 15 or 16 stages, or two rounds of 8) spills and runs 10-20x slower, while 12 does not
+/// (src/README.md, "Any FFT size").
+constexpr int kMaxRegisters = 12;
 /// A stage's butterfly work per element against a dispatch's memory traffic (LengthModel; src/README.md).
 constexpr double kButterflyCost = 0.05;
 
@@ -78,6 +82,13 @@ const std::string& unit_roots() {
         return s + ")";
     }();
     return table;
+}
+
+/// A line's largest stage radix by default: the device's for powers of two by length, its
+/// `radix_mixed` for lengths with factors 3, 5 or 7.
+int default_radix(const ComputeTuning& t, int length) {
+    if (length & (length - 1)) return t.radix_mixed;
+    return length <= t.radix_switch ? t.radix_short : t.radix_long;
 }
 
 /// "8 x 8 x 6 x 5"
@@ -107,10 +118,10 @@ std::vector<int> ComputeFft::line_radices(int length, int max_radix) {
         if (twos % k) r.push_back(1 << (twos % k));
     }
     // The odd primes, largest first; with max_radix >= 8 a power of two below it takes the
-    // smallest that keeps the product within 16 (2 x 3, 2 x 5, 2 x 7, 4 x 3), then pairs of odd
-    // primes merge (3 x 3, 3 x 5).
+    // smallest that keeps the product within kMaxRegisters (2 x 3, 2 x 5, 4 x 3), then pairs of
+    // odd primes merge (3 x 3).
     std::vector<int> odd(factors.begin() + twos, factors.end());
-    const int most = max_radix >= 8 ? 16 : max_radix;
+    const int most = max_radix >= 8 ? kMaxRegisters : max_radix;
     if (!odd.empty() && r.back() < max_radix && r.back() * odd.front() <= most) {
         r.back() *= odd.front();
         odd.erase(odd.begin());
@@ -142,8 +153,8 @@ ComputeFft::LinePlan ComputeFft::plan_line(int length, int max_radix, int max_th
     p.filter_inverse = even_last(std::vector<int>(p.forward.begin(), p.forward.end() - 1));
     p.filter_inverse.insert(p.filter_inverse.begin(), p.forward.back());
     // Threads: one of L / r per stage radix r, the one that wastes least (threads times the
-    // butterfly rounds each runs, summed over the stages), within 2 max_radix registers where any
-    // is; ties to fewer registers.
+    // butterfly rounds each runs, summed over the stages), within 2 max_radix (at most
+    // kMaxRegisters) registers where any is; ties to fewer registers.
     long long best_work = 0;
     for (int r : p.forward) {
         const int threads = length / r;
@@ -156,7 +167,8 @@ ComputeFft::LinePlan ComputeFft::plan_line(int length, int max_radix, int max_th
             registers = std::max(registers, count * s);
         }
         const long long work = rounds * threads;
-        const bool fits = registers <= 2 * max_radix, best_fits = p.registers <= 2 * max_radix;
+        const int limit = std::min(2 * max_radix, kMaxRegisters);
+        const bool fits = registers <= limit, best_fits = p.registers <= limit;
         if (p.threads == 0 || (fits && !best_fits) || (fits == best_fits && (work < best_work || (work == best_work && registers < p.registers)))) {
             p.threads = threads;
             p.registers = registers;
@@ -236,7 +248,7 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
     auto cost = [&t, most](long long n) {
         double c = 0;
         for (int part : split_line(static_cast<int>(n), most)) {
-            const int radix = part <= t.radix_switch ? t.radix_short : t.radix_long;
+            const int radix = default_radix(t, part);
             const LinePlan p = plan_line(part, radix, kMaxThreads);
             long long slots = 0;  // thread-rounds times radix, idle threads included
             for (int r : p.forward) slots += static_cast<long long>((part / r + p.threads - 1) / p.threads) * r * p.threads;
@@ -257,10 +269,10 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // The axis's lines: N/2 row pairs; M/2 - 1 column pairs, or pair 0.
     const int axis_lines = rows ? height_ / 2 : d.pair0 ? 1 : width_ / 2 - 1;
     s.line_count = axis_lines * s.sublines;
-    // Radix: the option, else the device's by line length, raised where a line would need more
-    // than 1024 threads.
+    // Radix: the option, else the device's by line length (default_radix), raised where a line
+    // would need more than 1024 threads.
     const ComputeTuning& t = *tuning_;
-    s.radix = options_.compute_radix ? options_.compute_radix : s.length <= t.radix_switch ? t.radix_short : t.radix_long;
+    s.radix = options_.compute_radix ? options_.compute_radix : default_radix(t, s.length);
     while (s.length / s.radix > kMaxThreads && s.radix < 16) s.radix *= 2;
     s.line = plan_line(s.length, s.radix, kMaxThreads);
     // Whole short column lines take one line per workgroup and fewer components.

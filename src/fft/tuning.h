@@ -10,6 +10,7 @@ struct ComputeTuning {
     int radix_short = 4;              ///< largest stage radix for lines up to `radix_switch` ...
     int radix_long = 8;               ///< ... and above it
     int radix_switch = 1024;
+    int radix_mixed = 4;              ///< largest radix of power-of-two stages in lines with factors 3, 5, 7
     int row_lines = 4;                ///< lines per workgroup: rows (a warp covers a 2D texture patch)
     int column_lines = 2;             ///< columns
     int short_column_length = 1024;   ///< whole column lines up to this length run one per workgroup,
