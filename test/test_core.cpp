@@ -383,6 +383,24 @@ TEST(bad_sizes_are_refused) {
     EXPECT(refused({too_big, 2}, {}, "limit"), too_big, "x2 above the GL limit was not refused");
 }
 
+// The compute backend's cost model rates the plan that runs: with --compute-max-line 16384 a whole
+// 16384-point line (radix raised to 16 within 1024 threads) as well as the four-step 8192.
+TEST(compute_length_model_rates_every_line_it_allows) {
+    test::context();
+    FftOptions o;
+    o.compute_max_line = 16384;
+    const LengthModel m = ComputeFft::lengths(o);
+    for (long long n : {4096LL, 6000LL, 8192LL, 16384LL}) {
+        double cost = 0;
+        try {
+            cost = m.allowed(n) ? m.cost(n) : 0;
+        } catch (const std::exception& e) {
+            EXPECT(false, n, ": ", e.what());
+        }
+        EXPECT(cost >= 1, n, ": cost ", cost);
+    }
+}
+
 // Issue 15: every even size with factors 2, 3, 5, 7 has a line plan whose radices multiply to it,
 // start (forward) and end (inverses) with an even radix, and fit the threads and registers given;
 // the fast chain's radices multiply to every multiple of 4, none above 28.

@@ -18,7 +18,6 @@ constexpr const char* kVersion = "1.0.0";
 Backend parse_backend(const std::string& name);
 const char* backend_name(Backend b);
 
-
 /// Throws UsageError unless width and height are fast sizes (sizes.h), what --sizes, --size and
 /// --bench-sizes take: "WHAT 22 is not an even size with prime factors 2, 3, 5 and 7 only (...)".
 void require_fast_size(int width, int height, const std::string& what);

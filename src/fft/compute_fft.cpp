@@ -84,11 +84,13 @@ const std::string& unit_roots() {
     return table;
 }
 
-/// A line's largest stage radix by default: the device's for powers of two by length, its
-/// `radix_mixed` for lengths with factors 3, 5 or 7.
-int default_radix(const ComputeTuning& t, int length) {
-    if (length & (length - 1)) return t.radix_mixed;
-    return length <= t.radix_switch ? t.radix_short : t.radix_long;
+/// A line's largest stage radix: `option` (--compute-radix), else the device's, for powers of two
+/// by length and `radix_mixed` for lengths with factors 3, 5 or 7; raised where a line would need
+/// more than kMaxThreads threads.
+int line_radix(const ComputeTuning& t, int option, int length) {
+    int radix = option ? option : (length & (length - 1)) ? t.radix_mixed : length <= t.radix_switch ? t.radix_short : t.radix_long;
+    while (length / radix > kMaxThreads && radix < 16) radix *= 2;
+    return radix;
 }
 
 /// "8 x 8 x 6 x 5"
@@ -155,7 +157,6 @@ ComputeFft::LinePlan ComputeFft::plan_line(int length, int max_radix, int max_th
     // Threads: one of L / r per stage radix r, the one that wastes least (threads times the
     // butterfly rounds each runs, summed over the stages), within 2 max_radix (at most
     // kMaxRegisters) registers where any is; ties to fewer registers.
-    long long best_work = 0;
     for (int r : p.forward) {
         const int threads = length / r;
         if (threads > max_threads) continue;
@@ -169,10 +170,10 @@ ComputeFft::LinePlan ComputeFft::plan_line(int length, int max_radix, int max_th
         const long long work = rounds * threads;
         const int limit = std::min(2 * max_radix, kMaxRegisters);
         const bool fits = registers <= limit, best_fits = p.registers <= limit;
-        if (p.threads == 0 || (fits && !best_fits) || (fits == best_fits && (work < best_work || (work == best_work && registers < p.registers)))) {
+        if (p.threads == 0 || (fits && !best_fits) || (fits == best_fits && (work < p.slots || (work == p.slots && registers < p.registers)))) {
             p.threads = threads;
             p.registers = registers;
-            best_work = work;
+            p.slots = work;
         }
     }
     if (p.threads == 0) throw std::invalid_argument("a line of " + std::to_string(length) + " needs more than " + std::to_string(max_threads) + " threads");
@@ -245,14 +246,11 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
     const ComputeTuning& t = compute_tuning(software_renderer());
     const int most = options.compute_max_line ? std::min(options.compute_max_line, 16 * kMaxThreads) : t.max_elements;
     auto allowed = [most](long long n) { return is_fast_size(n) && !split_line(static_cast<int>(n), most).empty(); };
-    auto cost = [&t, most](long long n) {
+    auto cost = [&t, most, radix = options.compute_radix](long long n) {
         double c = 0;
         for (int part : split_line(static_cast<int>(n), most)) {
-            const int radix = default_radix(t, part);
-            const LinePlan p = plan_line(part, radix, kMaxThreads);
-            long long slots = 0;  // thread-rounds times radix, idle threads included
-            for (int r : p.forward) slots += static_cast<long long>((part / r + p.threads - 1) / p.threads) * r * p.threads;
-            c += 1 + kButterflyCost * static_cast<double>(slots) / part;
+            const LinePlan p = plan_line(part, line_radix(t, radix, part), kMaxThreads);
+            c += 1 + kButterflyCost * static_cast<double>(p.slots) / part;
         }
         return c;
     };
@@ -269,11 +267,8 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // The axis's lines: N/2 row pairs; M/2 - 1 column pairs, or pair 0.
     const int axis_lines = rows ? height_ / 2 : d.pair0 ? 1 : width_ / 2 - 1;
     s.line_count = axis_lines * s.sublines;
-    // Radix: the option, else the device's by line length (default_radix), raised where a line
-    // would need more than 1024 threads.
     const ComputeTuning& t = *tuning_;
-    s.radix = options_.compute_radix ? options_.compute_radix : default_radix(t, s.length);
-    while (s.length / s.radix > kMaxThreads && s.radix < 16) s.radix *= 2;
+    s.radix = line_radix(t, options_.compute_radix, s.length);
     s.line = plan_line(s.length, s.radix, kMaxThreads);
     // Whole short column lines take one line per workgroup and fewer components.
     const bool short_columns = !rows && d.step == 0 && s.length <= t.short_column_length && options_.compute_lines == 0;

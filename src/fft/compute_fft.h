@@ -37,11 +37,12 @@ public:
     struct LinePlan {
         std::vector<int> forward, inverse, filter_inverse;
         int threads = 0, registers = 0;
+        long long slots = 0;  ///< the forward's thread-rounds times radix, idle threads included
     };
     /// The plan of a line of `length` (any fast size, sizes.h) with stage radices near `max_radix`
     /// (4, 8 or 16) and at most `max_threads` threads: powers of two as `max_radix` allows, then
-    /// 3, 5 and 7, the small ones merged (2 x 3 = 6, 3 x 3 = 9, ... up to 16) where `max_radix` is
-    /// at least 8. Every transform starts and the inverses end with an even radix: the columns'
+    /// 3, 5 and 7, the small ones merged (2 x 3 = 6, 3 x 3 = 9, 2 x 5 = 10, 4 x 3 = 12: at most 12
+    /// elements a thread) where `max_radix` is at least 8. Every transform starts and the inverses end with an even radix: the columns'
     /// untangle and tangle pair elements y and y + N/2 in one butterfly.
     static LinePlan plan_line(int length, int max_radix, int max_threads);
     /// The forward radices of plan_line().

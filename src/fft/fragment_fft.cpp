@@ -56,7 +56,7 @@ LengthModel FragmentFft::lengths(const FftOptions& options) {
     auto power_of_two = [](long long n) { return n >= 2 && is_power_of_two(n); };
     if (options.radix == 2 || !fast_supported(4, 4)) return {power_of_two, [](long long) { return 1.0; }, false, "radix-2 chain"};
     // Below 4 (and for powers of two where the other side is one too) the radix-2 chain stands in.
-    return {[](long long n) { return (n % 4 == 0 && is_fast_size(n)) || (n >= 2 && is_power_of_two(n)); },
+    return {[](long long n) { return fast_chain_length(n) || (n >= 2 && is_power_of_two(n)); },
             [](long long n) {
                 // Per stage: the pass's write of the array (1) and its fetches, a fifth as dear
                 // each per output (the radix's inputs and twiddles per butterfly, over the

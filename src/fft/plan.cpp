@@ -42,9 +42,9 @@ void check_fast_size(int width, int height) {
                                     std::to_string(height));
 }
 
-bool fast_chain_size(int width, int height) {
-    return width >= 4 && height >= 4 && width % 4 == 0 && height % 4 == 0 && is_fast_size(width) && is_fast_size(height);
-}
+bool fast_chain_length(long long length) { return length >= 4 && length % 4 == 0 && is_fast_size(length); }
+
+bool fast_chain_size(int width, int height) { return fast_chain_length(width) && fast_chain_length(height); }
 
 bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
@@ -207,7 +207,7 @@ Plan filter_plan(int width, int height) {
 }
 
 std::vector<int> radices(int length) {
-    if (length < 4 || length % 4 || !is_fast_size(length))
+    if (!fast_chain_length(length))
         throw std::invalid_argument("the fast chain needs axes that are multiples of 4 with prime factors 2, 3, 5 and 7, not " +
                                     std::to_string(length));
     const std::vector<int> factors = prime_factors(length);
@@ -478,7 +478,6 @@ long long table1_invocations(Program p, int width, int height) {
     }
     return 0;
 }
-
 
 int radix_of(const Variant& v) { return v.fast ? v.fast->radix : 0; }
 

@@ -123,7 +123,9 @@ Plan fast_filter_plan(int width, int height, bool computed_twiddles = false);
 /// factors 2, 3, 5 and 7), largest first: each odd prime times 4 (or 2) while the power of two
 /// lasts, then as many 16s as fit, then 8 or 4 (or 8 and 4). Powers of two: 16s, then 8 or 4.
 std::vector<int> radices(int length);
-/// Whether the fast chain transforms width x height: both multiples of 4, fast sizes (sizes.h).
+/// Whether the fast chain transforms an axis of `length`: a multiple of 4 and a fast size (sizes.h).
+bool fast_chain_length(long long length);
+/// Whether the fast chain transforms width x height: fast_chain_length() of both.
 bool fast_chain_size(int width, int height);
 /// Throws std::invalid_argument (saying why) unless fast_chain_size().
 void check_fast_size(int width, int height);

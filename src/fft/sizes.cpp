@@ -34,10 +34,6 @@ long long next_power_of_two(long long need) {
     return n;
 }
 
-}  // namespace gpufft
-
-namespace gpufft {
-
 Normalisation normalisation(int width, int height) {
     const double two = static_cast<double>(next_power_of_two(width + 1) / 2);  // largest power of two <= width
     return {static_cast<float>(1 / two), static_cast<float>(two / (static_cast<double>(width) * height)), static_cast<float>(two)};
