@@ -5,7 +5,8 @@
 //         u_origin + q (the overlap-save crop). u_table, RG32F 256 x N: for each output value k
 //         >= 1, the smallest float that the CPU's conversion (write_png's rounding, after the
 //         --linear encoding for colour) takes to k or more; .r colour, .g alpha.
-// Writes: u_out, unsigned integer samples in the output's layout: grey in .r, grey+alpha in .rg,
+// Writes: u_out, unsigned integer samples in the output's layout (rows wider than a texture
+//         folded below each other, u_fold): grey in .r, grey+alpha in .rg,
 //         RGB in .rgb, RGBA. A binary search over the table gives exactly the CPU's value for every
 //         float (NaN and values <= 0 to 0, >= 1 to the maximum), whatever the GPU's own rounding.
 // Variants: OUT_FORMAT (rgba8ui or rgba16ui). Uniforms, so that one program serves every format:
@@ -21,6 +22,7 @@ uniform ivec2 u_extent;  // the tile's output pixels
 uniform int u_channels;
 uniform uint u_max;
 uniform uint u_top;
+uniform ivec2 u_fold;  // output pixel (x, y) is stored at (x % u_fold.x, y + (x / u_fold.x) * u_fold.y)
 
 float threshold(uint k, int part) {
     vec2 t = texelFetch(u_table, ivec2(int(k & 255u), int(k >> 8))).rg;
@@ -43,5 +45,6 @@ void main() {
     if (u_channels == 2) o.g = quantise(v.a, 1);
     if (u_channels >= 3) o.gb = uvec2(quantise(v.g, 0), quantise(v.b, 0));
     if (u_channels == 4) o.a = quantise(v.a, 1);
-    imageStore(u_out, u_offset + q, o);
+    ivec2 p = u_offset + q;
+    imageStore(u_out, ivec2(p.x % u_fold.x, p.y + (p.x / u_fold.x) * u_fold.y), o);
 }

@@ -13,6 +13,7 @@ uniform usampler2DRect u_samples;
 layout(std430, binding = 2) writeonly buffer Bytes { uint u_bytes[]; };
 uniform ivec2 u_image_size;
 uniform int u_channels;
+uniform ivec2 u_fold;  // as pack.comp stored the pixels: (x % u_fold.x, y + (x / u_fold.x) * u_fold.y)
 
 #ifdef WIDE
 const uint kPerWord = 2u, kBits = 16u;
@@ -23,7 +24,8 @@ const uint kPerWord = 4u, kBits = 8u;
 // Sample i of the image, row by row.
 uint sample_at(uint i) {
     uint pixel = i / uint(u_channels), c = i % uint(u_channels);
-    uvec4 s = texelFetch(u_samples, ivec2(int(pixel % uint(u_image_size.x)), int(pixel / uint(u_image_size.x))));
+    int x = int(pixel % uint(u_image_size.x)), y = int(pixel / uint(u_image_size.x));
+    uvec4 s = texelFetch(u_samples, ivec2(x % u_fold.x, y + (x / u_fold.x) * u_fold.y));
     return c == 0u ? s.r : c == 1u ? s.g : c == 2u ? s.b : s.a;
 }
 

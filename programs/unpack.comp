@@ -9,7 +9,11 @@
 // Writes: u_grid, one FFT grid (or overlap-save tile): texel g holds image pixel u_origin + g,
 //         extended beyond the edges by the boundary rule (BOUNDARY_REFLECT, _CLAMP, _ZERO, _WRAP),
 //         grey expanded to R = G = B, a missing alpha 1, colour times alpha with PREMULTIPLY.
-// Variants: BOUNDARY_*, PREMULTIPLY, WIDE. u_channels (1-4) is a uniform: one program serves every format.
+//         With STRIP, u_stored holds one strip of an image streamed by rows (strips.h): its rows are
+//         the image rows that rows u_strip_origin, u_strip_origin + 1, ... of the boundary-extended
+//         image read, already resolved on the CPU (beyond the top and bottom edges too), so only
+//         columns are extended here; BOUNDARY_ZERO rows beyond the edges are zero.
+// Variants: BOUNDARY_*, PREMULTIPLY, WIDE, STRIP. u_channels (1-4) is a uniform: one program serves every format.
 layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(std430, binding = 1) readonly buffer Stored { uint u_stored[]; };
@@ -19,6 +23,7 @@ uniform ivec2 u_image_size;
 uniform ivec2 u_origin;
 uniform ivec2 u_extent;  // the grid's size
 uniform int u_channels;
+uniform int u_strip_origin;  // STRIP: the extended image's row held in u_stored's first row
 
 // The source index of coordinate i on an axis of n pixels (boundary_index in convolve.cpp); -1: zero.
 // GLSL leaves % of negative numbers undefined, so negative coordinates are folded first.
@@ -54,7 +59,16 @@ void main() {
     ivec2 g = ivec2(gl_GlobalInvocationID.xy);
     if (g.x >= u_extent.x || g.y >= u_extent.y) return;
     int x = source_index(u_origin.x + g.x, u_image_size.x);
+#ifdef STRIP
+    int v = u_origin.y + g.y;  // a row of the extended image
+#  ifdef BOUNDARY_ZERO
+    int y = v >= 0 && v < u_image_size.y ? v - u_strip_origin : -1;
+#  else
+    int y = v - u_strip_origin;
+#  endif
+#else
     int y = source_index(u_origin.y + g.y, u_image_size.y);
+#endif
     vec4 p = vec4(0.0);
     if (x >= 0 && y >= 0) {
         p.rgb = u_channels <= 2 ? vec3(value(stored(x, y, 0)).r)

@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests compare cufft large variants bench passes probe batch sizes
-#                                        sizes_batch all
+#                                        sizes_batch stream all
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
 set -uo pipefail
@@ -68,6 +68,11 @@ if has sizes_batch; then  # a 1920x1080 batch on the planner's grid beside the p
     OUT=/tmp/bench-sizes PEERS=none TAIL=8 run sizes_batch_hd test/bench_batch.sh 64 1920x1080 gaussian:8
     [ -x bin/old/fftfilter ] && OUT=/tmp/bench-sizes-old BIN=bin/old PEERS=none TAIL=8 run sizes_batch_hd_before test/bench_batch.sh 64 1920x1080 gaussian:8
     OUT=/tmp/bench-sizes-wrap FFTFILTER_ARGS="-b wrap" PEERS=none TAIL=8 run sizes_batch_hd_wrap test/bench_batch.sh 64 1920x1080 gaussian:8
+fi
+if has stream; then  # images larger than memory (test/bench_stream.sh): the input written with zlib
+                     # level STREAM_LEVEL (default 1), then filtered on the GPU in strips
+    TAIL=12 run stream_rgb8 bash -c "bin/bench/bigpng ${STREAM_SIZE:-65536x65536} rgb8 /tmp/gpufft-bench-stream/${STREAM_SIZE:-65536x65536}-rgb8.png ${STREAM_LEVEL:-1} &&
+        test/bench_stream.sh ${STREAM_SIZE:-65536x65536} rgb8 /tmp/gpufft-bench-stream -k gaussian:8"
 fi
 if has probe; then
     [ -x bin/bench/passprobe ] && run probe bin/bench/passprobe 1024

@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +27,31 @@ int parse_int(const std::string& text, const std::string& what, int lo, int hi) 
     double v = parse_double(text, what, lo, hi);
     if (v != std::floor(v)) throw UsageError(what + " " + text + " must be a whole number");
     return static_cast<int>(v);
+}
+
+long long parse_bytes(const std::string& text, const std::string& what) {
+    std::string number = text;
+    double unit = 1;
+    for (const char* suffix : {"iB", "B"})
+        if (number.size() > std::string(suffix).size() &&
+            number.compare(number.size() - std::string(suffix).size(), std::string::npos, suffix) == 0) {
+            number.resize(number.size() - std::string(suffix).size());
+            break;
+        }
+    const std::string units = "KMGT";
+    const size_t u = number.empty() ? std::string::npos : units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(number.back()))));
+    if (u != std::string::npos) {
+        unit = std::ldexp(1.0, 10 * static_cast<int>(u + 1));
+        number.pop_back();
+    }
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(number.c_str(), &end);
+    if (number.empty() || *end != '\0' || errno != 0 || !std::isfinite(v) || v <= 0)
+        throw UsageError(what + " '" + text + "' is not a size in bytes (e.g. 512M, 2G)");
+    const double bytes = v * unit;
+    if (bytes < 1 || bytes > 9e18) throw UsageError(what + " " + text + " is out of range");
+    return static_cast<long long>(bytes);
 }
 
 void parse_size(const std::string& text, const std::string& what, int& width, int& height) {

@@ -10,6 +10,9 @@ namespace gpufft {
 
 double parse_double(const std::string& text, const std::string& what, double lo, double hi);
 int parse_int(const std::string& text, const std::string& what, int lo, int hi);
+/// A number of bytes: "1073741824", "512M", "1.5G", "64KiB" (K, M, G, T: powers of 1024; an
+/// optional "iB" or "B").
+long long parse_bytes(const std::string& text, const std::string& what);
 /// "WxH" (or "N" for N x N).
 void parse_size(const std::string& text, const std::string& what, int& width, int& height);
 /// A comma-separated list of sizes, each "WxH" or "N".

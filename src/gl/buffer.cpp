@@ -37,9 +37,9 @@ void StorageBuffer::reserve(std::size_t bytes, const char* what) {
     size_ = bytes;
 }
 
-void StorageBuffer::write(const void* data, std::size_t bytes) {
+void StorageBuffer::write_at(std::size_t offset, const void* data, std::size_t bytes) {
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_.get());
-    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), data);
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), data);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
 }
 

@@ -24,7 +24,9 @@ public:
     void reserve(std::size_t bytes, const char* what);
     std::size_t size() const { return size_; }
     /// Copies `bytes` from `data` to the buffer's start (the driver orders it after earlier reads).
-    void write(const void* data, std::size_t bytes);
+    void write(const void* data, std::size_t bytes) { write_at(0, data, bytes); }
+    /// Copies `bytes` from `data` to the buffer from byte `offset` on.
+    void write_at(std::size_t offset, const void* data, std::size_t bytes);
     /// Copies the buffer's first `bytes` to `data`, waiting for the GPU's writes to it.
     void read(void* data, std::size_t bytes) const;
 

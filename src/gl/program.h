@@ -18,7 +18,7 @@ enum class Uniform {
     // the teapot scene and the display
     ModelView, Projection, NormalMatrix, LightDir, Exposure, Mode, ViewScale,
     // stored samples in and out (gpu_samples)
-    Samples, Table, ImageSize, Origin, Offset, Extent, Channels, Max, Top,
+    Samples, Table, ImageSize, Origin, Offset, Extent, Channels, Max, Top, StripOrigin, Fold,
     Count
 };
 

@@ -41,14 +41,17 @@ void check_texture_size(int width, int height) {
 
 namespace {
 
-/// Test hook: GPUFFT_TEST_FAIL_TEXTURE=N makes the Nth texture this process allocates fail as
-/// GL_OUT_OF_MEMORY would (llvmpipe never runs out), so the tests can see how the tools cope.
-bool injected_out_of_memory() {
-    static const long fail_at = [] {
-        const char* v = std::getenv("GPUFFT_TEST_FAIL_TEXTURE");
-        return v ? std::atol(v) : 0L;
-    }();
-    static long allocated = 0;
+/// Test hooks, so the tests can see how the tools cope with a GPU out of memory (llvmpipe never
+/// runs out): GPUFFT_TEST_FAIL_TEXTURE=N makes the Nth texture this process allocates fail as
+/// GL_OUT_OF_MEMORY would, GPUFFT_TEST_MAX_TEXELS=N every texture of more than N texels.
+bool injected_out_of_memory(int width, int height) {
+    auto setting = [](const char* name) {
+        const char* v = std::getenv(name);
+        return v ? std::atoll(v) : 0LL;
+    };
+    static const long long fail_at = setting("GPUFFT_TEST_FAIL_TEXTURE"), max_texels = setting("GPUFFT_TEST_MAX_TEXELS");
+    static long long allocated = 0;
+    if (max_texels > 0 && static_cast<long long>(width) * height > max_texels) return true;
     return fail_at > 0 && ++allocated == fail_at;
 }
 
@@ -61,7 +64,7 @@ Texture::Texture(int width, int height, Storage storage) : width_(width), height
     glBindTexture(GL_TEXTURE_RECTANGLE, id.get());
     set_nearest_clamped();
     glTexImage2D(GL_TEXTURE_RECTANGLE, 0, internal_format(storage), width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
-    if (injected_out_of_memory()) throw GlError("out of GPU memory (GL_OUT_OF_MEMORY) in allocating a texture");
+    if (injected_out_of_memory(width, height)) throw GlError("out of GPU memory (GL_OUT_OF_MEMORY) in allocating a texture");
     check_gl("allocating a texture");
     id_ = std::move(id);
 }

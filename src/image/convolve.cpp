@@ -139,9 +139,10 @@ Convolver::Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions opti
     lengths_ = fft_lengths(options_.fft);
 }
 
-std::pair<AxisTiling, AxisTiling> Convolver::tiling(int width, int height) const {
-    return {tile_axis(width, kernel_.weights.width, kernel_.cx, options_.boundary, options_.max_fft, lengths_),
-            tile_axis(height, kernel_.weights.height, kernel_.cy, options_.boundary, options_.max_fft, lengths_)};
+std::pair<AxisTiling, AxisTiling> Convolver::tiling(int width, int height, TileCaps caps) const {
+    auto limit = [&](int cap) { return cap > 0 ? std::min(cap, options_.max_fft) : options_.max_fft; };
+    return {tile_axis(width, kernel_.weights.width, kernel_.cx, options_.boundary, limit(caps.x), lengths_),
+            tile_axis(height, kernel_.weights.height, kernel_.cy, options_.boundary, limit(caps.y), lengths_)};
 }
 
 Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
@@ -161,9 +162,9 @@ Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
     return setups_.front();
 }
 
-Image Convolver::apply(const Image& image) {
+Image Convolver::apply(const Image& image, TileCaps caps) {
     const Boundary b = options_.boundary;
-    const auto [tx, ty] = tiling(image.width, image.height);
+    const auto [tx, ty] = tiling(image.width, image.height, caps);
     Setup& s = setup(tx, ty);
     Fft2D& fft = *s.fft;
 
@@ -214,15 +215,15 @@ Convolver::Setup& Convolver::sample_setup(const AxisTiling& x, const AxisTiling&
     return s;
 }
 
-void Convolver::prepare(int width, int height) {
-    const auto [tx, ty] = tiling(width, height);
+void Convolver::prepare(int width, int height, TileCaps caps) {
+    const auto [tx, ty] = tiling(width, height, caps);
     sample_setup(tx, ty);
 }
 
-void Convolver::submit(const Samples& in, const SampleConversion& conversion) {
+void Convolver::submit(const Samples& in, const SampleConversion& conversion, TileCaps caps) {
     if (conversion.premultiply && (conversion.out_channels == 2 || conversion.out_channels == 4))
         throw std::logic_error("Convolver::submit: premultiplied alpha is divided back on the CPU");
-    const auto [tx, ty] = tiling(in.width, in.height);  // the blocks depend on the image, not only the grid
+    const auto [tx, ty] = tiling(in.width, in.height, caps);  // the blocks depend on the image, not only the grid
     Setup& s = sample_setup(tx, ty);
     last_ = Stats{0, tx.fft, ty.fft, 0, setup_ms_};
     io_->upload(in);
@@ -234,6 +235,25 @@ void Convolver::submit(const Samples& in, const SampleConversion& conversion) {
             io_->pack(conversion, s.fft->output().texture(), tx.lead, ty.lead, out);
             ++last_.tiles;
         }
+    io_->read_back(conversion);
+}
+
+void Convolver::submit_strip(const std::vector<const unsigned char*>& rows, int origin, int first, int count, int width,
+                             int height, const SampleConversion& conversion, TileCaps caps) {
+    if (conversion.premultiply && (conversion.out_channels == 2 || conversion.out_channels == 4))
+        throw std::logic_error("Convolver::submit_strip: premultiplied alpha is divided back on the CPU");
+    const auto [tx, ty] = tiling(width, height, caps);
+    if (static_cast<int>(rows.size()) != ty.fft || origin != first - ty.lead)
+        throw std::logic_error("Convolver::submit_strip: rows are not a strip of this tiling");
+    Setup& s = sample_setup(tx, ty);
+    last_ = Stats{0, tx.fft, ty.fft, 0, setup_ms_};
+    io_->upload_rows(rows, width, conversion.in_channels, conversion.in_depth, height, origin, count);
+    for (int bx = 0; bx < width; bx += tx.block) {
+        io_->unpack(conversion, options_.boundary, bx - tx.lead, origin, s.grid);
+        s.filter->apply(s.grid, s.fft->output());
+        io_->pack(conversion, s.fft->output().texture(), tx.lead, ty.lead, Region{bx, 0, std::min(bx + tx.block, width), count});
+        ++last_.tiles;
+    }
     io_->read_back(conversion);
 }
 

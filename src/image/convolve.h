@@ -45,6 +45,12 @@ struct AxisTiling {
 /// length. Throws gpufft::Error if the kernel leaves no room for output.
 AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths);
 
+/// The largest FFT a tiling may take per axis (0: the filter's own limit): how images too large to
+/// hold whole are cut into strips (strips.h).
+struct TileCaps {
+    int x = 0, y = 0;
+};
+
 /// The kernel as the core filter's impulse response on an fft_width x fft_height grid: its centre at
 /// (0, 0), taps beyond the grid folded over it (circularly). With `flip_y` the kernel is mirrored
 /// vertically, for frames stored bottom row first (GL) while kernels are given top row first.
@@ -67,7 +73,7 @@ class Convolver {
 public:
     Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions options);
 
-    Image apply(const Image& image);
+    Image apply(const Image& image, TileCaps caps = {});
     const Kernel& kernel() const { return kernel_; }
 
     /// The same filter on stored samples, every conversion on the GPU (gpu_samples.h): only the
@@ -75,12 +81,22 @@ public:
     /// with the same conversions on the CPU, bit for bit. Queued without waiting: collect() returns
     /// the oldest submitted image's output; at most two wait (collect() before a third submit()).
     /// Premultiplied inputs are not divided back here: the caller takes apply() for those.
-    void submit(const Samples& in, const SampleConversion& conversion);
+    void submit(const Samples& in, const SampleConversion& conversion, TileCaps caps = {});
+    /// One strip of an image streamed by rows (strips.h: rows, origin, first, count as
+    /// StripFilter::submit), queued as submit() queues an image; collect() gives its output rows.
+    void submit_strip(const std::vector<const unsigned char*>& rows, int origin, int first, int count, int width, int height,
+                      const SampleConversion& conversion, TileCaps caps);
     /// Makes now what submit() of a width x height image will need (transform, kernel spectrum,
     /// grid, sample buffers' programs), so that the first image does not wait for it.
-    void prepare(int width, int height);
+    void prepare(int width, int height, TileCaps caps = {});
     Samples collect(double* gpu_ms = nullptr);
     size_t pending() const { return io_ ? io_->pending() : 0; }
+
+    /// The tiling of a width x height image along each axis.
+    std::pair<AxisTiling, AxisTiling> tiling(int width, int height, TileCaps caps = {}) const;
+    /// What the tiling chooses lengths by, and up to.
+    const LengthModel& lengths() const { return lengths_; }
+    int max_fft() const { return options_.max_fft; }
 
     struct Stats {
         int tiles = 0, fft_width = 0, fft_height = 0;
@@ -96,8 +112,6 @@ private:
         std::unique_ptr<Filter> filter;
         Texture grid;  // submit()'s unpacked tile, made on first use
     };
-    /// The tiling of a width x height image along each axis.
-    std::pair<AxisTiling, AxisTiling> tiling(int width, int height) const;
     /// The transform and kernel spectrum for these tilings, made on first use (the time it took,
     /// if made now, in setup_ms_).
     Setup& setup(const AxisTiling& x, const AxisTiling& y);

@@ -50,9 +50,9 @@ void FftwConvolver::Workspace::reserve(size_t reals, size_t complexes) {
 FftwConvolver::FftwConvolver(Kernel kernel, Boundary boundary) : kernel_(std::move(kernel)), boundary_(boundary) {}
 FftwConvolver::~FftwConvolver() = default;
 
-std::pair<AxisTiling, AxisTiling> FftwConvolver::tiling(int width, int height) const {
-    return {tile_axis(width, kernel_.weights.width, kernel_.cx, boundary_, kMaxFftwLength, fftw_lengths()),
-            tile_axis(height, kernel_.weights.height, kernel_.cy, boundary_, kMaxFftwLength, fftw_lengths())};
+std::pair<AxisTiling, AxisTiling> FftwConvolver::tiling(int width, int height, TileCaps caps) const {
+    return {tile_axis(width, kernel_.weights.width, kernel_.cx, boundary_, caps.x > 0 ? caps.x : kMaxFftwLength, fftw_lengths()),
+            tile_axis(height, kernel_.weights.height, kernel_.cy, boundary_, caps.y > 0 ? caps.y : kMaxFftwLength, fftw_lengths())};
 }
 
 const FftwConvolver::Size& FftwConvolver::size(int width, int height) {
@@ -88,30 +88,22 @@ const FftwConvolver::Size& FftwConvolver::size(int width, int height) {
     return *slot;
 }
 
-FftwConvolver::Stats FftwConvolver::apply(Image& image, unsigned channels, Workspace& ws) {
-    auto [tx, ty] = tiling(image.width, image.height);
-    const Size& s = size(tx.fft, ty.fft);
-    const size_t w = static_cast<size_t>(tx.fft);
-    ws.reserve(w * static_cast<size_t>(ty.fft), s.half);
+void FftwConvolver::filter_tile(const Size& s, const Image& src, int ox, int oy, unsigned channels, Workspace& ws, Image& out,
+                                int x0, int y0, int cols, int rows, int lead_x, int lead_y) {
+    const size_t w = static_cast<size_t>(s.width);
     auto* spectrum = static_cast<fftwf_complex*>(ws.spectrum_);
-    Stats stats{tx.fft, ty.fft, 0};
-    if (tx.block < image.width || ty.block < image.height)
-        throw Error(std::to_string(image.width) + "x" + std::to_string(image.height) + " is too large for one FFT");
-
-    // One tile: the FFT takes every image whole (kMaxFftwLength).
     std::vector<long long> column(w);
-    for (size_t i = 0; i < w; ++i) column[i] = boundary_index(static_cast<long long>(i) - tx.lead, image.width, boundary_);
+    for (size_t i = 0; i < w; ++i) column[i] = boundary_index(ox + static_cast<long long>(i), src.width, boundary_);
     for (int c = 0; c < 4; ++c) {
         if (!(channels & (1u << c))) continue;
-        ++stats.channels;
-        for (int r = 0; r < ty.fft; ++r) {
-            long long iy = boundary_index(r - ty.lead, image.height, boundary_);
+        for (int r = 0; r < s.height; ++r) {
+            long long iy = boundary_index(oy + r, src.height, boundary_);
             float* dst = ws.real_ + static_cast<size_t>(r) * w;
             if (iy < 0) {
                 std::fill(dst, dst + w, 0.0f);
                 continue;
             }
-            const float* row = image.at(0, static_cast<int>(iy)) + c;
+            const float* row = src.at(0, static_cast<int>(iy)) + c;
             for (size_t i = 0; i < w; ++i) dst[i] = column[i] < 0 ? 0.0f : row[4 * column[i]];
         }
         fftwf_execute_dft_r2c(s.forward, ws.real_, spectrum);
@@ -122,13 +114,81 @@ FftwConvolver::Stats FftwConvolver::apply(Image& image, unsigned channels, Works
             spectrum[i][1] = re * kim + im * kre;
         }
         fftwf_execute_dft_c2r(s.inverse, spectrum, ws.real_);
-        for (int q = 0; q < image.height; ++q) {
-            const float* src = ws.real_ + static_cast<size_t>(q + ty.lead) * w + static_cast<size_t>(tx.lead);
-            float* dst = image.at(0, q) + c;
-            for (int x = 0; x < image.width; ++x) dst[4 * x] = src[x];
+        for (int q = 0; q < rows; ++q) {
+            const float* from = ws.real_ + static_cast<size_t>(q + lead_y) * w + static_cast<size_t>(lead_x);
+            float* dst = out.at(x0, y0 + q) + c;
+            for (int x = 0; x < cols; ++x) dst[4 * x] = from[x];
         }
     }
+}
+
+FftwConvolver::Stats FftwConvolver::apply(Image& image, unsigned channels, Workspace& ws, TileCaps caps) {
+    auto [tx, ty] = tiling(image.width, image.height, caps);
+    const Size& s = size(tx.fft, ty.fft);
+    ws.reserve(static_cast<size_t>(tx.fft) * static_cast<size_t>(ty.fft), s.half);
+    Stats stats{tx.fft, ty.fft, 0};
+    for (int c = 0; c < 4; ++c) stats.channels += (channels >> c) & 1;
+    // One tile is filtered in place (each channel is read whole before it is written); several
+    // overlap, so they write a new image.
+    const bool one = tx.block >= image.width && ty.block >= image.height;
+    Image result;
+    if (!one) result = Image(image.width, image.height);
+    Image& out = one ? image : result;
+    for (int by = 0; by < image.height; by += ty.block)
+        for (int bx = 0; bx < image.width; bx += tx.block)
+            filter_tile(s, image, bx - tx.lead, by - ty.lead, channels, ws, out, bx, by, std::min(tx.block, image.width - bx),
+                        std::min(ty.block, image.height - by), tx.lead, ty.lead);
+    if (!one) image = std::move(result);
     return stats;
+}
+
+void FftwConvolver::apply_strip(const std::vector<const unsigned char*>& rows, int origin, int first, int count, int width,
+                                int height, const SampleConversion& c, unsigned channels, Workspace& ws, TileCaps caps,
+                                Samples& strip, int part, int parts) {
+    auto [tx, ty] = tiling(width, height, caps);
+    if (static_cast<int>(rows.size()) != ty.fft || origin != first - ty.lead)
+        throw std::logic_error("FftwConvolver::apply_strip: rows are not a strip of this tiling");
+    const Size& s = size(tx.fft, ty.fft);
+    ws.reserve(static_cast<size_t>(tx.fft) * static_cast<size_t>(ty.fft), s.half);
+    const std::vector<float> values = sample_values(c.in_depth);
+    const bool alpha = c.in_channels == 2 || c.in_channels == 4;
+    const bool zero = boundary_ == Boundary::Zero;
+    static const int kColorType[] = {0, 4, 2, 6};
+    PngFormat format;
+    format.color_type = kColorType[c.out_channels - 1];
+    format.bit_depth = c.out_depth;
+
+    if (strip.width != width || strip.height != count || strip.channels != c.out_channels || strip.depth != c.out_depth)
+        throw std::logic_error("FftwConvolver::apply_strip: the strip's samples do not match");
+    Image tile(tx.fft, ty.fft), block;
+    std::vector<long long> column(static_cast<size_t>(tx.fft));
+    for (int bx = part * tx.block; bx < width; bx += parts * tx.block) {
+        // The tile as the whole image, converted, would give it: samples to floats, linear light,
+        // premultiplied; zero beyond the edges under the zero rule after the conversions.
+        for (int i = 0; i < tx.fft; ++i) column[static_cast<size_t>(i)] = boundary_index(bx - tx.lead + i, width, boundary_);
+        for (int r = 0; r < ty.fft; ++r) {
+            float* dst = tile.at(0, r);
+            for (int i = 0; i < tx.fft; ++i, dst += 4) {
+                const long long ix = column[static_cast<size_t>(i)];
+                if (rows[static_cast<size_t>(r)] && ix >= 0) sample_pixel(rows[static_cast<size_t>(r)], c.in_channels, c.in_depth, values.data(), ix, dst);
+                else std::fill(dst, dst + 4, 0.0f);
+            }
+        }
+        if (c.linear) to_linear(tile, c.transfer);
+        if (c.premultiply && alpha) premultiply(tile);
+        if (zero)
+            for (int r = 0; r < ty.fft; ++r)
+                for (int i = 0; i < tx.fft; ++i)
+                    if (!rows[static_cast<size_t>(r)] || column[static_cast<size_t>(i)] < 0) std::fill(tile.at(i, r), tile.at(i, r) + 4, 0.0f);
+        const int cols = std::min(tx.block, width - bx);
+        block = Image(cols, count);
+        filter_tile(s, tile, 0, 0, channels, ws, block, 0, 0, cols, count, tx.lead, ty.lead);
+        if (c.premultiply && alpha) unpremultiply(block);
+        if (c.linear) from_linear(block, c.transfer);
+        const Samples out = image_to_samples(block, format);
+        for (int q = 0; q < count; ++q)
+            std::copy(out.row(q), out.row(q) + out.row_bytes(), strip.row(q) + static_cast<size_t>(bx) * c.out_channels * strip.bytes_per_sample());
+    }
 }
 
 }  // namespace gpufft

@@ -4,7 +4,9 @@
 // axis is transformed whole at its own length.
 #pragma once
 
+#include "image/colour.h"
 #include "image/convolve.h"
+#include "image/gpu_samples.h"
 
 #include <map>
 #include <memory>
@@ -42,16 +44,29 @@ public:
     };
 
     /// Filters the channels of `image` whose bits are set in `channels` (bit c: channel c), in
-    /// place; the others are left as they are. Safe to call from several threads at once, each
-    /// with its own workspace.
-    Stats apply(Image& image, unsigned channels, Workspace& workspace);
-    /// The grid an image of this size is filtered on.
-    std::pair<AxisTiling, AxisTiling> tiling(int width, int height) const;
+    /// place; the others are left as they are where the image is one tile (and undefined where
+    /// it is several). Safe to call from several threads at once, each with its own workspace.
+    Stats apply(Image& image, unsigned channels, Workspace& workspace, TileCaps caps = {});
+    /// One strip of an image streamed by rows (strips.h: rows, origin, first, count as
+    /// StripFilter::submit), from stored samples to the output's samples with the conversions of
+    /// `c` on the CPU (premultiplied alpha divided back too): the same samples, bit for bit, as
+    /// apply() on the whole image converted as fftfilter converts it, with the same caps. Into
+    /// `strip` (count rows of the output's samples): the tiles part, part + parts, ... of the
+    /// strip's row of tiles, so that several threads, each with its workspace, can share a strip.
+    void apply_strip(const std::vector<const unsigned char*>& rows, int origin, int first, int count, int width, int height,
+                     const SampleConversion& c, unsigned channels, Workspace& workspace, TileCaps caps, Samples& strip,
+                     int part = 0, int parts = 1);
+    /// The grid an image of this size is filtered on (caps: the largest FFT per axis).
+    std::pair<AxisTiling, AxisTiling> tiling(int width, int height, TileCaps caps = {}) const;
     const Kernel& kernel() const { return kernel_; }
 
 private:
     struct Size;  // plans and kernel spectra of one grid
     const Size& size(int width, int height);
+    /// Filters `channels` of the fft-sized tile of `src` read from (ox, oy) on (extended by the
+    /// boundary rule) and writes its block, cols x rows from (lead_x, lead_y), to `out` at (x0, y0).
+    void filter_tile(const Size& s, const Image& src, int ox, int oy, unsigned channels, Workspace& ws, Image& out, int x0,
+                     int y0, int cols, int rows, int lead_x, int lead_y);
 
     Kernel kernel_;
     Boundary boundary_;

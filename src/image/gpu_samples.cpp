@@ -139,10 +139,30 @@ void SampleIo::upload(const Samples& in) {
     width_ = in.width;
     height_ = in.height;
     depth_ = in.depth;
+    strip_ = false;
+    out_height_ = in.height;
     s.timer.begin();
     // A whole number of words: the programs read 32 bits at a time.
     s.in.reserve((in.data.size() + 3) / 4 * 4, "the image's samples");
     s.in.write(in.data.data(), in.data.size());
+    check_gl("uploading samples");
+}
+
+void SampleIo::upload_rows(const std::vector<const unsigned char*>& rows, int width, int channels, int depth,
+                           int image_height, int origin, int out_rows) {
+    if (queued_ == slots_.size()) throw std::logic_error("SampleIo: collect() before the next upload");
+    Slot& s = slots_[next_];
+    width_ = width;
+    height_ = image_height;
+    depth_ = depth;
+    strip_ = true;
+    strip_origin_ = origin;
+    out_height_ = out_rows;
+    s.timer.begin();
+    const size_t row_bytes = static_cast<size_t>(width) * static_cast<size_t>(channels) * (depth == 16 ? 2 : 1);
+    s.in.reserve((row_bytes * rows.size() + 3) / 4 * 4, "a strip's samples");
+    for (size_t r = 0; r < rows.size(); ++r)
+        if (rows[r]) s.in.write_at(r * row_bytes, rows[r], row_bytes);
     check_gl("uploading samples");
 }
 
@@ -152,6 +172,7 @@ void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int o
     std::vector<std::string> defines = {"BOUNDARY_" + boundary};
     if (c.premultiply) defines.push_back("PREMULTIPLY");
     if (depth_ == 16) defines.push_back("WIDE");
+    if (strip_) defines.push_back("STRIP");
     const GlProgram& p = programs_.get({"", "unpack.comp", defines, false});
     const Table& t = table(false, c.in_depth, c.linear, c.transfer);
     p.use();
@@ -163,6 +184,7 @@ void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int o
     p.set_ivec2(Uniform::Origin, origin_x, origin_y);
     p.set_ivec2(Uniform::Extent, grid.width(), grid.height());
     p.set(Uniform::Channels, c.in_channels);
+    if (strip_) p.set(Uniform::StripOrigin, strip_origin_);
     dispatch(grid.width(), grid.height());
     StorageBuffer::unbind(1);
     // The filter samples the grid next.
@@ -172,7 +194,9 @@ void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int o
 void SampleIo::pack(const SampleConversion& c, const Texture& result, int origin_x, int origin_y, const Region& out) {
     const bool wide = c.out_depth == 16;
     OutTexture& target = wide ? out16_ : out8_;
-    target.reserve(wide, width_, height_);
+    // Rows wider than a texture (a streamed strip) are folded below each other.
+    const int fold = std::min(width_, max_texture_side());
+    target.reserve(wide, fold, out_height_ * ((width_ + fold - 1) / fold));
     const unsigned max = (1u << c.out_depth) - 1;
     unsigned top = 1;
     while (top * 2 <= max) top *= 2;
@@ -189,6 +213,7 @@ void SampleIo::pack(const SampleConversion& c, const Texture& result, int origin
     p.set_ivec2(Uniform::Offset, out.x0, out.y0);
     p.set_ivec2(Uniform::Extent, out.x1 - out.x0, out.y1 - out.y0);
     p.set(Uniform::Channels, c.out_channels);
+    p.set_ivec2(Uniform::Fold, fold, out_height_);
     glUniform1ui(p.location(Uniform::Max), max);
     glUniform1ui(p.location(Uniform::Top), top);
     dispatch(out.x1 - out.x0, out.y1 - out.y0);
@@ -197,11 +222,11 @@ void SampleIo::pack(const SampleConversion& c, const Texture& result, int origin
 void SampleIo::read_back(const SampleConversion& c) {
     Slot& s = slots_[next_];
     s.width = width_;
-    s.height = height_;
+    s.height = out_height_;
     s.channels = c.out_channels;
     s.depth = c.out_depth;
     const bool wide = c.out_depth == 16;
-    const size_t bytes = static_cast<size_t>(width_) * static_cast<size_t>(height_) * static_cast<size_t>(c.out_channels) *
+    const size_t bytes = static_cast<size_t>(width_) * static_cast<size_t>(out_height_) * static_cast<size_t>(c.out_channels) *
                          (wide ? 2 : 1);
     const size_t words = (bytes + 3) / 4;
     s.out.reserve(words * 4, "the output's samples");
@@ -213,7 +238,8 @@ void SampleIo::read_back(const SampleConversion& c) {
     glBindTexture(GL_TEXTURE_RECTANGLE, (wide ? out16_ : out8_).id.get());
     glActiveTexture(GL_TEXTURE0);
     s.out.bind(2);
-    p.set_ivec2(Uniform::ImageSize, width_, height_);
+    p.set_ivec2(Uniform::ImageSize, width_, out_height_);
+    p.set_ivec2(Uniform::Fold, std::min(width_, max_texture_side()), out_height_);
     p.set(Uniform::Channels, c.out_channels);
     const size_t groups = (words + 255) / 256, x = std::min<size_t>(groups, 65535);
     glDispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x), 1);

@@ -67,11 +67,18 @@ public:
 
     /// Uploads the image's samples (into the next slot's storage buffer).
     void upload(const Samples& in);
+    /// Uploads one strip of an image streamed by rows (strips.h): rows[i] holds the samples of the
+    /// image row that row `origin` + i of the boundary-extended image reads (null: a zero row, for
+    /// the zero boundary beyond the edges), `width` pixels of `channels` samples of `depth` bits;
+    /// `image_height` is the whole image's. The output is `out_rows` rows of `width` pixels.
+    void upload_rows(const std::vector<const unsigned char*>& rows, int width, int channels, int depth, int image_height,
+                     int origin, int out_rows);
     /// Fills `grid` (RGBA32F) with the uploaded image read from (origin_x, origin_y) on.
     void unpack(const SampleConversion& c, Boundary b, int origin_x, int origin_y, const Texture& grid);
-    /// Packs `result` texels from (origin_x, origin_y) on into output pixels `out`.
+    /// Packs `result` texels from (origin_x, origin_y) on into output pixels `out` (of the strip,
+    /// after upload_rows()).
     void pack(const SampleConversion& c, const Texture& result, int origin_x, int origin_y, const Region& out);
-    /// Queues the packed output (width x height of the last upload) as PNG rows into the slot's
+    /// Queues the packed output (width x height of the last upload, or its strip's rows) as PNG rows into the slot's
     /// storage buffer; collect() copies the oldest slot's out, waiting for the GPU only if it must.
     void read_back(const SampleConversion& c);
     /// The oldest queued output; `gpu_ms`, if given, gets the GPU time from its upload to its read-back.
@@ -91,6 +98,8 @@ private:
     };
     OutTexture out8_, out16_;
     int width_ = 0, height_ = 0, depth_ = 8;
+    bool strip_ = false;
+    int strip_origin_ = 0, out_height_ = 0;
     struct Slot {
         StorageBuffer in, out;  // the image's samples, the output's bytes
         GLsync fence = nullptr;

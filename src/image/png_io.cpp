@@ -130,18 +130,6 @@ void read_metadata(PngContext* c, PngFormat& f) {
     }
 }
 
-class ReadGuard {
-public:
-    explicit ReadGuard(PngContext& c) : c_(c) {}
-    ~ReadGuard() {
-        if (c_.png) png_destroy_read_struct(&c_.png, c_.info ? &c_.info : nullptr, nullptr);
-        if (c_.file) std::fclose(c_.file);
-    }
-
-private:
-    PngContext& c_;
-};
-
 [[noreturn]] void fail(const std::string& path, const std::string& problem) { throw Error(path + ": " + problem); }
 
 std::string libpng_problem(const PngContext& c) {
@@ -160,10 +148,42 @@ std::string PngFormat::describe() const {
            (interlaced ? ", interlaced" : "");
 }
 
-namespace {
+struct PngReader::State {
+    PngContext c;
+    std::string name;
+    Header h;
+    PngFormat format;
+    Samples shape;  // width, height, channels and depth of the rows given (no data)
+    int passes = 1;
+    int next_row = 0;
+    ~State() {
+        if (c.png) png_destroy_read_struct(&c.png, c.info ? &c.info : nullptr, nullptr);
+        if (c.file) std::fclose(c.file);
+    }
+};
 
-/// Reads the PNG in c.file (open, at its start), naming it `path` in errors.
-PngSamples read_stream(PngContext& c, const std::string& path, const PngLimits& limits) {
+PngReader::PngReader(const std::string& path, const PngLimits& limits) : s_(std::make_unique<State>()) {
+    s_->name = path;
+    s_->c.file = std::fopen(path.c_str(), "rb");
+    if (!s_->c.file) fail(path, std::string("cannot open: ") + std::strerror(errno));
+    if (is_directory(path)) fail(path, "is a directory, not a PNG file");
+    start(limits);
+}
+
+PngReader::PngReader(const void* data, size_t size, const std::string& name, const PngLimits& limits)
+    : s_(std::make_unique<State>()) {
+    s_->name = name;
+    if (size == 0) fail(name, "empty file, not a PNG");
+    s_->c.file = fmemopen(const_cast<void*>(data), size, "rb");
+    if (!s_->c.file) fail(name, std::string("cannot read: ") + std::strerror(errno));
+    start(limits);
+}
+
+PngReader::~PngReader() = default;
+
+void PngReader::start(const PngLimits& limits) {
+    PngContext& c = s_->c;
+    const std::string& path = s_->name;
     unsigned char signature[8];
     size_t got = std::fread(signature, 1, 8, c.file);
     if (got < 8 || png_sig_cmp(signature, 0, 8) != 0) fail(path, got == 0 ? "empty file, not a PNG" : "not a PNG file");
@@ -174,39 +194,71 @@ PngSamples read_stream(PngContext& c, const std::string& path, const PngLimits& 
     if (!c.info) fail(path, "out of memory");
     png_set_read_fn(c.png, &c, read_data);
 
-    Header h;
+    Header& h = s_->h;
     if (!read_header(&c, &h)) fail(path, libpng_problem(c));
     long long pixels = static_cast<long long>(h.width) * static_cast<long long>(h.height);
-    if (pixels > limits.max_pixels)
+    if (limits.max_pixels > 0 && pixels > limits.max_pixels)
         fail(path, std::to_string(h.width) + "x" + std::to_string(h.height) + " is " + std::to_string(pixels) +
                        " pixels, above the limit of " + std::to_string(limits.max_pixels));
 
-    PngSamples out;
-    PngFormat& f = out.format;
+    PngFormat& f = s_->format;
     f.color_type = h.color_type;
     f.bit_depth = h.bit_depth;
     f.interlaced = h.interlace != PNG_INTERLACE_NONE;
     f.has_trns = png_get_valid(c.png, c.info, PNG_INFO_tRNS) != 0;
     read_metadata(&c, f);
 
-    int passes = 1, channels = 0, depth = 0;
+    int channels = 0, depth = 0;
     size_t rowbytes = 0;
-    if (!set_transforms(&c, &passes, &rowbytes, &channels, &depth)) fail(path, libpng_problem(c));
-    Samples& s = out.samples;
-    s.resize(static_cast<int>(h.width), static_cast<int>(h.height), channels, depth);
+    if (!set_transforms(&c, &s_->passes, &rowbytes, &channels, &depth)) fail(path, libpng_problem(c));
+    Samples& s = s_->shape;
+    s.width = static_cast<int>(h.width);
+    s.height = static_cast<int>(h.height);
+    s.channels = channels;
+    s.depth = depth;
     if ((depth != 8 && depth != 16) || channels < 1 || channels > 4 || rowbytes != s.row_bytes())
         fail(path, "unexpected row layout after expansion");
-    if (passes == 1) {
-        for (png_uint_32 y = 0; y < h.height; ++y)
-            if (!read_row(&c, s.row(static_cast<int>(y)))) fail(path, libpng_problem(c));
-    } else {  // interlaced: the passes fill the whole image
-        std::vector<png_bytep> rows(h.height);
-        for (png_uint_32 y = 0; y < h.height; ++y) rows[y] = s.row(static_cast<int>(y));
-        if (!read_all(&c, rows.data())) fail(path, libpng_problem(c));
+}
+
+const PngFormat& PngReader::format() const { return s_->format; }
+int PngReader::width() const { return s_->shape.width; }
+int PngReader::height() const { return s_->shape.height; }
+int PngReader::channels() const { return s_->shape.channels; }
+int PngReader::depth() const { return s_->shape.depth; }
+size_t PngReader::row_bytes() const { return s_->shape.row_bytes(); }
+int PngReader::rows_read() const { return s_->next_row; }
+
+void PngReader::read_rows(unsigned char* dst, int count) {
+    if (s_->format.interlaced) throw std::logic_error("PngReader::read_rows: an interlaced image is read whole");
+    if (count < 0 || s_->next_row + count > height()) throw std::logic_error("PngReader::read_rows: past the last row");
+    PngContext& c = s_->c;
+    for (int i = 0; i < count; ++i, dst += row_bytes())
+        if (!read_row(&c, dst)) fail(s_->name, libpng_problem(c));
+    s_->next_row += count;
+    if (s_->next_row == height() && !read_end(&c)) fail(s_->name, libpng_problem(c));
+}
+
+PngSamples PngReader::read_image() {
+    if (s_->next_row != 0) throw std::logic_error("PngReader::read_image: rows already read");
+    PngSamples out;
+    out.format = s_->format;
+    Samples& s = out.samples;
+    s.resize(width(), height(), channels(), depth());
+    if (s_->passes == 1) {
+        read_rows(s.data.data(), height());
+        return out;
     }
-    if (!read_end(&c)) fail(path, libpng_problem(c));
+    // interlaced: the passes fill the whole image
+    PngContext& c = s_->c;
+    std::vector<png_bytep> rows(static_cast<size_t>(height()));
+    for (int y = 0; y < height(); ++y) rows[static_cast<size_t>(y)] = s.row(y);
+    if (!read_all(&c, rows.data())) fail(s_->name, libpng_problem(c));
+    if (!read_end(&c)) fail(s_->name, libpng_problem(c));
+    s_->next_row = height();
     return out;
 }
+
+namespace {
 
 PngImage to_float(PngSamples&& png) {
     PngImage out;
@@ -224,8 +276,8 @@ int channels_of(int color_type) {
                                                                                    : 4;
 }
 
-bool png_dimensions(const std::string& path, int& width, int& height) {
-    unsigned char head[24];
+bool png_header(const std::string& path, PngHeader& header) {
+    unsigned char head[29];
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return false;
     const size_t got = std::fread(head, 1, sizeof head, f);
@@ -238,29 +290,28 @@ bool png_dimensions(const std::string& path, int& width, int& height) {
     };
     const uint32_t w = be32(16), h = be32(20);
     if (w == 0 || h == 0 || w > 0x7fffffffu || h > 0x7fffffffu) return false;
-    width = static_cast<int>(w);
-    height = static_cast<int>(h);
+    header.width = static_cast<int>(w);
+    header.height = static_cast<int>(h);
+    header.bit_depth = head[24];
+    header.color_type = head[25];
+    header.interlaced = head[28] != 0;
     return true;
 }
 
-PngSamples read_png_samples(const std::string& path, const PngLimits& limits) {
-    PngContext c;
-    ReadGuard guard(c);
-    c.file = std::fopen(path.c_str(), "rb");
-    if (!c.file) fail(path, std::string("cannot open: ") + std::strerror(errno));
-    if (is_directory(path)) fail(path, "is a directory, not a PNG file");
-    return read_stream(c, path, limits);
+bool png_dimensions(const std::string& path, int& width, int& height) {
+    PngHeader h;
+    if (!png_header(path, h)) return false;
+    width = h.width;
+    height = h.height;
+    return true;
 }
+
+PngSamples read_png_samples(const std::string& path, const PngLimits& limits) { return PngReader(path, limits).read_image(); }
 
 PngImage read_png(const std::string& path, const PngLimits& limits) { return to_float(read_png_samples(path, limits)); }
 
 PngImage read_png_memory(const void* data, size_t size, const std::string& name, const PngLimits& limits) {
-    if (size == 0) fail(name, "empty file, not a PNG");
-    PngContext c;
-    ReadGuard guard(c);
-    c.file = fmemopen(const_cast<void*>(data), size, "rb");
-    if (!c.file) fail(name, std::string("cannot read: ") + std::strerror(errno));
-    return to_float(read_stream(c, name, limits));
+    return to_float(PngReader(data, size, name, limits).read_image());
 }
 
 std::vector<float> sample_values(int depth) {
@@ -275,22 +326,9 @@ std::vector<float> sample_values(int depth) {
 Image samples_to_image(const Samples& s) {
     const std::vector<float> value = sample_values(s.depth);
     Image image(s.width, s.height);
-    const int ch = s.channels;
-    const bool alpha = ch == 2 || ch == 4, grey = ch <= 2;
     for (int y = 0; y < s.height; ++y) {
-        const unsigned char* row8 = s.row(y);
-        const auto* row16 = reinterpret_cast<const uint16_t*>(row8);
         float* dst = image.at(0, y);
-        for (int x = 0; x < s.width; ++x, dst += 4) {
-            auto sample = [&](int c) {
-                size_t i = static_cast<size_t>(x) * static_cast<size_t>(ch) + static_cast<size_t>(c);
-                return value[s.depth == 16 ? row16[i] : row8[i]];
-            };
-            dst[0] = sample(0);
-            dst[1] = grey ? dst[0] : sample(1);
-            dst[2] = grey ? dst[0] : sample(2);
-            dst[3] = alpha ? sample(ch - 1) : 1.0f;
-        }
+        for (int x = 0; x < s.width; ++x, dst += 4) sample_pixel(s.row(y), s.channels, s.depth, value.data(), x, dst);
     }
     return image;
 }
@@ -316,8 +354,7 @@ PngFormat output_format(const PngFormat& input, bool result_has_colour) {
 
 namespace {
 
-bool write_all(PngContext* c, const PngFormat* f, int compression, png_uint_32 width, png_uint_32 height,
-               png_bytepp rows) {
+bool write_header(PngContext* c, const PngFormat* f, int compression, png_uint_32 width, png_uint_32 height) {
     if (setjmp(png_jmpbuf(c->png))) return false;
     if (compression >= 0) png_set_compression_level(c->png, compression);
     // The fast levels filter every row with Paeth instead of trying all five filters per row: on
@@ -340,12 +377,89 @@ bool write_all(PngContext* c, const PngFormat* f, int compression, png_uint_32 w
     if (f->bit_depth < 8) png_set_packing(c->png);  // one byte per sample in, packed out
     if (f->bit_depth == 16) png_set_swap(c->png);   // native uint16 in
     if (f->interlaced) png_set_interlace_handling(c->png);
+    return true;
+}
+
+bool write_rows(PngContext* c, png_bytepp rows, png_uint_32 count) {
+    if (setjmp(png_jmpbuf(c->png))) return false;
+    png_write_rows(c->png, rows, count);
+    return true;
+}
+
+bool write_image(PngContext* c, png_bytepp rows) {
+    if (setjmp(png_jmpbuf(c->png))) return false;
     png_write_image(c->png, rows);
+    return true;
+}
+
+bool write_end(PngContext* c) {
+    if (setjmp(png_jmpbuf(c->png))) return false;
     png_write_end(c->png, c->info);
     return true;
 }
 
 }  // namespace
+
+struct PngWriter::State {
+    std::string path;
+    AtomicFile file;
+    PngContext c;
+    PngFormat format;
+    Samples shape;
+    int next_row = 0;
+    State(const std::string& p, bool overwrite) : path(p), file(p, overwrite) {}
+    ~State() {
+        if (c.png) png_destroy_write_struct(&c.png, c.info ? &c.info : nullptr);
+    }
+    [[noreturn]] void fail() { throw Error(path + ": cannot write PNG: " + (c.message[0] ? c.message : "out of memory")); }
+};
+
+PngWriter::PngWriter(const std::string& path, int width, int height, const PngFormat& format, bool overwrite,
+                     int compression)
+    : s_(std::make_unique<State>(path, overwrite)) {
+    s_->format = format;
+    s_->shape.width = width;
+    s_->shape.height = height;
+    s_->shape.channels = channels_of(format.color_type);
+    s_->shape.depth = format.bit_depth;
+    PngContext& c = s_->c;
+    c.file = s_->file.stream();
+    c.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, on_error, on_warning);
+    if (c.png) c.info = png_create_info_struct(c.png);
+    if (!c.png || !c.info) s_->fail();
+    png_set_write_fn(c.png, &c, write_data, flush_data);
+    if (!write_header(&c, &format, compression, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height)))
+        s_->fail();
+}
+
+PngWriter::~PngWriter() = default;
+
+size_t PngWriter::row_bytes() const { return s_->shape.row_bytes(); }
+
+void PngWriter::write_rows(const unsigned char* first, int count) {
+    if (s_->format.interlaced) throw std::logic_error("PngWriter::write_rows: an interlaced image is written whole");
+    if (count < 0 || s_->next_row + count > s_->shape.height) throw std::logic_error("PngWriter::write_rows: past the last row");
+    std::vector<png_bytep> rows(static_cast<size_t>(count));
+    for (int y = 0; y < count; ++y) rows[static_cast<size_t>(y)] = const_cast<png_bytep>(first + row_bytes() * static_cast<size_t>(y));
+    if (count > 0 && !gpufft::write_rows(&s_->c, rows.data(), static_cast<png_uint_32>(count))) s_->fail();
+    s_->next_row += count;
+}
+
+void PngWriter::write_image(const Samples& s) {
+    if (s.channels != s_->shape.channels || s.depth != s_->shape.depth || s.width != s_->shape.width ||
+        s.height != s_->shape.height || s.data.size() != s.row_bytes() * static_cast<size_t>(s.height) || s_->next_row != 0)
+        throw std::invalid_argument("PngWriter::write_image: samples do not match the format");
+    std::vector<png_bytep> rows(static_cast<size_t>(s.height));
+    for (int y = 0; y < s.height; ++y) rows[static_cast<size_t>(y)] = const_cast<png_bytep>(s.row(y));
+    if (!gpufft::write_image(&s_->c, rows.data())) s_->fail();
+    s_->next_row = s.height;
+}
+
+void PngWriter::commit() {
+    if (s_->next_row != s_->shape.height) throw std::logic_error("PngWriter::commit: rows missing");
+    if (!write_end(&s_->c)) s_->fail();
+    s_->file.commit();
+}
 
 unsigned quantise_sample(float v, unsigned max) {
     if (!(v > 0.0f)) return 0;  // also NaN
@@ -395,23 +509,9 @@ void write_png_samples(const std::string& path, const Samples& s, const PngForma
     if (s.channels != channels_of(format.color_type) || s.depth != format.bit_depth ||
         s.data.size() != s.row_bytes() * static_cast<size_t>(s.height))
         throw std::invalid_argument("write_png_samples: samples do not match the format");
-    std::vector<png_bytep> rows(static_cast<size_t>(s.height));
-    for (int y = 0; y < s.height; ++y) rows[static_cast<size_t>(y)] = const_cast<png_bytep>(s.row(y));
-
-    AtomicFile file(path, overwrite);
-    PngContext c;
-    c.file = file.stream();
-    c.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, on_error, on_warning);
-    if (c.png) c.info = png_create_info_struct(c.png);
-    bool ok = c.png && c.info;
-    if (ok) {
-        png_set_write_fn(c.png, &c, write_data, flush_data);
-        ok = write_all(&c, &format, compression, static_cast<png_uint_32>(s.width), static_cast<png_uint_32>(s.height),
-                       rows.data());
-    }
-    if (c.png) png_destroy_write_struct(&c.png, c.info ? &c.info : nullptr);
-    if (!ok) throw Error(path + ": cannot write PNG: " + (c.message[0] ? c.message : "out of memory"));
-    file.commit();
+    PngWriter writer(path, s.width, s.height, format, overwrite, compression);
+    writer.write_image(s);
+    writer.commit();
 }
 
 }  // namespace gpufft

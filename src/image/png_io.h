@@ -5,6 +5,7 @@
 
 #include "image/image.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,9 +64,75 @@ struct PngSamples {
 int channels_of(int color_type);
 
 struct PngLimits {
-    /// Refused before any pixel memory is allocated. 2^28 pixels: 4 GiB as float RGBA.
+    /// Refused before any pixel memory is allocated. 2^28 pixels: 4 GiB as float RGBA. 0: no limit.
     long long max_pixels = 1LL << 28;
 };
+
+/// A PNG read a few rows at a time, so that an image larger than memory can be filtered as it is
+/// decoded. The constructor reads the header (and refuses, naming the file, what read_png_samples
+/// refuses); rows come as read_png_samples gives them (8 or 16 bits, palette and grey expanded,
+/// tRNS to alpha). An interlaced (Adam7) image cannot be read by rows: read_image() whole only.
+class PngReader {
+public:
+    PngReader(const std::string& path, const PngLimits& limits);
+    /// A PNG file's bytes already in memory, named `name` in errors.
+    PngReader(const void* data, size_t size, const std::string& name, const PngLimits& limits);
+    ~PngReader();
+    PngReader(const PngReader&) = delete;
+    PngReader& operator=(const PngReader&) = delete;
+
+    const PngFormat& format() const;
+    int width() const;
+    int height() const;
+    int channels() const;  ///< of the rows given: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA
+    int depth() const;     ///< of the rows given: 8 or 16
+    size_t row_bytes() const;
+    int rows_read() const;
+
+    /// The next `count` rows into `dst` (row_bytes() each, contiguous); after the last row the
+    /// file's end is read and checked too. Throws gpufft::Error "<path>: <problem>" on corrupt or
+    /// truncated data.
+    void read_rows(unsigned char* dst, int count);
+    /// The whole image (interlaced or not), before any row was read.
+    PngSamples read_image();
+
+private:
+    struct State;
+    void start(const PngLimits& limits);
+    std::unique_ptr<State> s_;
+};
+
+/// A PNG written a few rows at a time into a hidden temporary file that commit() renames into
+/// place (AtomicFile): until then, and if the writer dies first, the final name is untouched.
+class PngWriter {
+public:
+    /// Throws gpufft::Error naming the path when the file cannot be made (or exists, unless `overwrite`).
+    PngWriter(const std::string& path, int width, int height, const PngFormat& format, bool overwrite, int compression = -1);
+    ~PngWriter();
+    PngWriter(const PngWriter&) = delete;
+    PngWriter& operator=(const PngWriter&) = delete;
+
+    size_t row_bytes() const;
+    /// The next `count` rows in the format's layout (one byte per sample below 8 bits, 16-bit
+    /// samples in native order), row_bytes() each, contiguous. Not for an interlaced format.
+    void write_rows(const unsigned char* first, int count);
+    /// Every row at once (any format, interlaced included), before any row was written.
+    void write_image(const Samples& samples);
+    /// Ends the file after its last row, flushes it and renames it into place.
+    void commit();
+
+private:
+    struct State;
+    std::unique_ptr<State> s_;
+};
+
+/// What a PNG's header (IHDR) declares, read from its first bytes without decoding anything.
+struct PngHeader {
+    int width = 0, height = 0, bit_depth = 0, color_type = 0;
+    bool interlaced = false;
+};
+/// False if the file does not start as a PNG does.
+bool png_header(const std::string& path, PngHeader& header);
 
 /// Reads a PNG; throws gpufft::Error "<path>: <problem>" for a missing or unreadable file, a file
 /// that is not a PNG, truncated or corrupt data (CRC, zlib), or dimensions above the limits.
@@ -83,6 +150,19 @@ bool png_dimensions(const std::string& path, int& width, int& height);
 std::vector<float> sample_values(int depth);
 /// Samples to float RGBA as read_png: grey to R = G = B, no alpha to 1.
 Image samples_to_image(const Samples& samples);
+/// The same for pixel x of one row of samples (`values`: sample_values(depth)) into rgba[0..3].
+inline void sample_pixel(const unsigned char* row, int channels, int depth, const float* values, long long x, float* rgba) {
+    const size_t i = static_cast<size_t>(x) * static_cast<size_t>(channels);
+    auto sample = [&](int c) {
+        return values[depth == 16 ? reinterpret_cast<const unsigned short*>(row)[i + static_cast<size_t>(c)]
+                                  : row[i + static_cast<size_t>(c)]];
+    };
+    const bool grey = channels <= 2;
+    rgba[0] = sample(0);
+    rgba[1] = grey ? rgba[0] : sample(1);
+    rgba[2] = grey ? rgba[0] : sample(2);
+    rgba[3] = channels == 2 || channels == 4 ? sample(channels - 1) : 1.0f;
+}
 /// Float RGBA to the samples of `format` (its colour type and bit depth), rounded to nearest and
 /// clamped (NaN to 0), as write_png stores them; grey takes R, grey+alpha (R, A).
 Samples image_to_samples(const Image& image, const PngFormat& format);

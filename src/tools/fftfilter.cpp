@@ -11,6 +11,7 @@
 #include "image/kernels.h"
 #include "image/png_io.h"
 #include "image/spectral.h"
+#include "image/strips.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include <deque>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,6 +41,15 @@ const char* kTool = "fftfilter";
 // default (level 6, every filter tried per row), files 7.6% larger; levels 1-3 were 15-27% larger.
 constexpr int kDefaultCompression = 4;
 
+// The smallest tiles a GPU allocation failure retries down to, and the longest tile side strips
+// take on each kind of backend (the sizes they run well at: README, "Images larger than memory").
+constexpr int kSmallestRetryTile = 64;
+constexpr int kStripTileGl = 4096, kStripTileFftw = 2048;
+// FFTW's transforms take any image whole.
+constexpr int kMaxFftwSide = 1 << 24;
+
+enum class StreamMode { Auto, Always, Never };
+
 struct Options {
     std::string kernel = "gaussian:2";
     std::string output;
@@ -52,6 +63,8 @@ struct Options {
     bool premultiply = false;
     int max_fft = 0;
     long long max_pixels = PngLimits().max_pixels;
+    long long max_memory = 0;  // 0: default_max_memory()
+    StreamMode stream = StreamMode::Auto;
     int depth = 8;  // --synth output
     bool report_resources = false;
     int jobs = 0;              // 0: every hardware thread
@@ -103,7 +116,26 @@ std::vector<OptionSpec> option_specs(Options& o) {
              if (n & (n - 1)) throw UsageError("--max-fft " + v + " is not a power of two");
              o.max_fft = n;
          }},
-        {"max-pixels", 0, "N", "refuse images with more pixels (default " + std::to_string(PngLimits().max_pixels) + ")",
+        {"max-memory", 0, "BYTES",
+         "memory one image may take (e.g. 2G, 512M; default a quarter of physical\n"
+         "memory, " + format_bytes(default_max_memory()) + " here). Images that do not fit whole\n"
+         "are streamed: rows decoded, filtered in strips and encoded as they go",
+         [&o](const std::string& v) { o.max_memory = parse_bytes(v, "--max-memory"); }},
+        {"stream", 0, "MODE",
+         "auto (default): stream what does not fit --max-memory or --max-pixels whole;\n"
+         "always; never (refuse it). Interlaced (Adam7) PNGs cannot be read by rows:\n"
+         "they are decoded whole at their stored depth (within --max-pixels) and\n"
+         "filtered in strips from memory; streamed outputs are never interlaced.\n"
+         "--spectrum needs the whole image",
+         [&o](const std::string& v) {
+             if (v == "auto") o.stream = StreamMode::Auto;
+             else if (v == "always") o.stream = StreamMode::Always;
+             else if (v == "never") o.stream = StreamMode::Never;
+             else throw UsageError("--stream " + v + ": auto, always or never");
+         }},
+        {"max-pixels", 0, "N",
+         "refuse images with more pixels that must be held whole (interlaced, --stream\n"
+         "never, --spectrum); default " + std::to_string(PngLimits().max_pixels),
          [&o](const std::string& v) { o.max_pixels = static_cast<long long>(parse_double(v, "--max-pixels", 1, 1e15)); }},
         {"jobs", 'j', "N",
          "threads decoding and encoding PNGs (and filtering, with fftw);\n"
@@ -277,6 +309,8 @@ enum class Path {
                // the GPU conversion leaves to the CPU: see read())
     Cpu,       // float images filtered through FFTW on the worker
     Spectrum,  // --spectrum on the GPU
+    Stream,    // rows decoded, filtered in strips and encoded as they go (strips.h): on the GL
+               // thread (GPU backends) or the worker (FFTW), with threads of its own for the PNGs
 };
 
 struct Work : FileWork {
@@ -287,6 +321,8 @@ struct Work : FileWork {
     Samples samples;  // the input's samples; after the GPU, the output's
     Image image;      // Float, Cpu and Spectrum: the image, filtered in place or replaced
     SampleConversion conversion;
+    TileCaps caps;       // the tiling's largest FFT per axis (plan_memory), lowered by GPU memory retries
+    bool strips = false;  // the plan cuts the image into strips
     int width = 0, height = 0;
     std::string detail;
     double gpu_ms = 0;
@@ -326,6 +362,20 @@ public:
         sample_limits_ = gpu_ && o.gpu_convert ? SampleIo::limits() : SampleLimits{};
         limits_.max_pixels = o.max_pixels;
         if (!o.spectrum && backend_ == Backend::Fftw) fftw_ = std::make_unique<FftwConvolver>(kernel_, o.boundary);
+        // What plan_memory() tiles by: the transform's lengths and largest side, as the filter's.
+        memory_.max_memory = o.max_memory > 0 ? o.max_memory : default_max_memory();
+        memory_.max_pixels = o.max_pixels;
+        if (backend_ == Backend::Fftw || !gpu_) {
+            lengths_ = fftw_lengths();
+            memory_.max_fft = o.max_fft > 0 ? o.max_fft : kMaxFftwSide;
+            memory_.max_tile = kStripTileFftw;
+        } else {
+            lengths_ = fft_lengths(fft_);
+            int side = max_texture_side(), p = 2;
+            while (p * 2 <= side) p *= 2;
+            memory_.max_fft = o.max_fft > 0 ? o.max_fft : p;
+            memory_.max_tile = kStripTileGl;
+        }
     }
 
     int workers() const { return workers_; }
@@ -334,6 +384,34 @@ public:
     int run();
 
 private:
+    /// The file's format and size, and the conversions of its samples, from its header.
+    void describe(Work& w, const PngReader& reader) const {
+        const PngFormat& format = reader.format();
+        w.in_format = format;
+        w.width = reader.width();
+        w.height = reader.height();
+        w.transfer = transfer_of(format);
+        const PngFormat out_format = output_format(format, false);
+        SampleConversion& c = w.conversion;
+        c.in_channels = reader.channels();
+        c.in_depth = reader.depth();
+        c.out_channels = channels_of(out_format.color_type);
+        c.out_depth = out_format.bit_depth;
+        c.linear = o_.linear;
+        c.transfer = w.transfer;
+    }
+
+    /// Plans the file's memory (plan_memory): where it does not fit whole, its tiles are capped so
+    /// that strips do (whichever path then takes it, so that all tile it alike). True then.
+    bool plan(Work& w) const {
+        const SampleConversion& c = w.conversion;
+        const MemoryPlan p = plan_memory(w.width, w.height, c.in_channels * (c.in_depth == 16 ? 2 : 1),
+                                         c.out_channels * (c.out_depth == 16 ? 2 : 1), kernel_, o_.boundary, lengths_, memory_);
+        w.caps = {p.max_fft_x, p.max_fft_y};
+        w.strips = p.strips;
+        return p.strips;
+    }
+
     /// Worker: decodes file i and decides its path.
     std::unique_ptr<FileWork> read(size_t i) {
         auto w = std::make_unique<Work>();
@@ -341,16 +419,40 @@ private:
         const Job& job = jobs_[i];
         if (!job.problem.empty()) throw Error(job.problem);
         if (!o_.force && file_exists(job.output)) throw Error(job.output + ": already exists (use --force to replace it)");
-        PngSamples png = read_png_samples(job.input, limits_);
-        w->in_format = png.format;
-        w->width = png.samples.width;
-        w->height = png.samples.height;
-        w->transfer = transfer_of(png.format);
-        const bool alpha = png.format.has_alpha();
+        // The header first: how the image is planned (whole, or in strips) decides whether it is
+        // read whole now or streamed later. The pixel limit binds only what is held whole.
+        PngReader reader(job.input, PngLimits{0});
+        describe(*w, reader);
+        const PngFormat& format = reader.format();
+        const bool alpha = format.has_alpha();
+        const PngFormat out_format = output_format(format, false);
+        SampleConversion& c = w->conversion;
+        const bool strips = !o_.spectrum && plan(*w);
+        const bool stream = !o_.spectrum && (o_.stream == StreamMode::Always || (o_.stream == StreamMode::Auto && strips));
+        const long long pixels = static_cast<long long>(w->width) * w->height;
+        if ((!stream || format.interlaced) && pixels > limits_.max_pixels)
+            throw Error(job.input + ": " + std::to_string(w->width) + "x" + std::to_string(w->height) + " is " +
+                        std::to_string(pixels) + " pixels, above the limit of " + std::to_string(limits_.max_pixels) +
+                        (stream ? " for an interlaced PNG, which is decoded whole (--max-pixels)" : " (--max-pixels)"));
+        if (stream) {
+            const std::string whole = std::to_string(w->width) + "x" + std::to_string(w->height) + " does not fit --max-memory whole: ";
+            if (format.is_grey() && kernel_.per_channel)
+                throw Error(whole + "a per-channel kernel on a grey image needs the whole result to choose a grey or colour output");
+            if (o_.premultiply && alpha && backend_ != Backend::Fftw)
+                throw Error(whole + "--premultiply with alpha streams through --backend fftw only");
+            w->path = Path::Stream;
+            w->on_gpu = backend_ != Backend::Fftw;
+            w->out_format = out_format;
+            w->out_format.interlaced = false;
+            c.premultiply = o_.premultiply && alpha;
+            // Adam7 cannot be read by rows: held whole at its stored depth, filtered in strips.
+            if (format.interlaced) w->samples = reader.read_image().samples;
+            return std::unique_ptr<FileWork>(std::move(w));
+        }
+        PngSamples png = reader.read_image();
         // The GPU conversion covers every case but two, which the CPU converts: premultiplied
         // alpha divided back (a division, which GLSL does not round exactly), and a grey image
         // under a per-channel kernel (whether it comes out grey depends on the whole result).
-        const PngFormat out_format = output_format(png.format, false);
         const bool on_samples = !o_.spectrum && backend_ != Backend::Fftw && !(o_.premultiply && alpha) &&
                                 !(png.format.is_grey() && kernel_.per_channel) &&
                                 sample_limits_.fits(w->width, w->height, png.samples.channels, png.samples.depth,
@@ -359,13 +461,6 @@ private:
             w->path = Path::Samples;
             w->on_gpu = true;
             w->out_format = out_format;
-            SampleConversion& c = w->conversion;
-            c.in_channels = png.samples.channels;
-            c.in_depth = png.samples.depth;
-            c.out_channels = channels_of(w->out_format.color_type);
-            c.out_depth = w->out_format.bit_depth;
-            c.linear = o_.linear;
-            c.transfer = w->transfer;
             w->samples = std::move(png.samples);
             return std::unique_ptr<FileWork>(std::move(w));
         }
@@ -385,23 +480,32 @@ private:
     /// Worker: the FFTW backend's filter.
     void cpu_filter(FileWork& fw) {
         auto& w = static_cast<Work&>(fw);
+        if (w.path == Path::Stream) {
+            stream(w, nullptr);
+            return;
+        }
         thread_local FftwConvolver::Workspace workspace;
-        FftwConvolver::Stats s = fftw_->apply(w.image, channels_used(w.in_format, kernel_.per_channel), workspace);
+        FftwConvolver::Stats s = fftw_->apply(w.image, channels_used(w.in_format, kernel_.per_channel), workspace, w.caps);
         w.detail = std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height) + " FFTW, " +
                    std::to_string(s.channels) + " channel" + (s.channels == 1 ? "" : "s");
     }
 
     /// GL thread, as the workers start reading: the transform and kernel spectrum of the first
-    /// file's size (from its header), so that the first file does not wait for them. A failure
-    /// here is the first GPU file's: it is rethrown there, as if that file had met it.
+    /// file's size and plan (from its header), so that the first file does not wait for them. A
+    /// failure here is the first GPU file's: it is rethrown there, as if that file had met it (and
+    /// retried with smaller tiles where memory ran out).
     void gpu_prepare() {
         if (!gpu_ || o_.spectrum || backend_ == Backend::Fftw || jobs_.empty() || !jobs_[0].problem.empty()) return;
-        int width = 0, height = 0;
-        if (!png_dimensions(jobs_[0].input, width, height) ||
-            static_cast<long long>(width) * height > limits_.max_pixels)
-            return;
+        Work w;
         try {
-            convolver_ready().prepare(width, height);
+            PngReader reader(jobs_[0].input, PngLimits{0});
+            describe(w, reader);
+            if (!plan(w) && static_cast<long long>(w.width) * w.height > limits_.max_pixels) return;
+        } catch (const Error&) {
+            return;  // the file's own read meets the problem
+        }
+        try {
+            convolver_ready().prepare(w.width, w.height, w.caps);
         } catch (const GlError&) {
             prepare_error_ = std::current_exception();
             convolver_.reset();
@@ -413,14 +517,13 @@ private:
         auto& w = static_cast<Work&>(*fw);
         auto t0 = std::chrono::steady_clock::now();
         try {
-            if (prepare_error_) std::rethrow_exception(std::exchange(prepare_error_, nullptr));
             if (w.path == Path::Samples) {
-                Convolver& c = convolver_ready();
-                c.submit(w.samples, w.conversion);
+                retrying_smaller_tiles(w, done, [&] { convolver_ready().submit(w.samples, w.conversion, w.caps); });
+                Convolver& c = *convolver_;
                 w.times.setup += c.last().setup_ms * 1e-3;
                 w.times.upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
                                   c.last().setup_ms * 1e-3;
-                w.detail = tiles_detail(c.last());
+                w.detail = tiles_detail(c.last()) + w.detail;
                 queued_.push_back(std::move(fw));
                 while (convolver_->pending() > 1) collect_one(done);
                 if (o_.report_resources && first_gl_objects_ < 0) first_gl_objects_ = measure_resources().gl_objects;
@@ -430,18 +533,21 @@ private:
             if (w.path == Path::Spectrum) {
                 w.image = spectrum_image(gpu_->programs, w.image, o_.boundary, fft_);
                 w.detail = std::to_string(w.image.width) + "x" + std::to_string(w.image.height) + " FFT";
+            } else if (w.path == Path::Stream) {
+                retrying_smaller_tiles(w, done, [&] { stream(w, &convolver_ready()); });
             } else {
-                Convolver& c = convolver_ready();
-                w.image = c.apply(w.image);
-                const Convolver::Stats& s = c.last();
+                Image filtered;
+                retrying_smaller_tiles(w, done, [&] { filtered = convolver_ready().apply(w.image, w.caps); });
+                w.image = std::move(filtered);
+                const Convolver::Stats& s = convolver_->last();
                 w.gpu_ms = s.gpu_ms;
                 w.times.setup += s.setup_ms * 1e-3;
-                w.detail = tiles_detail(s) + " (converted on the CPU)";
+                w.detail = tiles_detail(s) + " (converted on the CPU)" + w.detail;
             }
             double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             w.times.gpu += w.gpu_ms * 1e-3;
-            // transfers and float conversion on the GL thread
-            w.times.upload += std::max(0.0, wall - w.gpu_ms * 1e-3 - w.times.setup);
+            // transfers and float conversion on the GL thread (streams count their own stages)
+            if (w.path != Path::Stream) w.times.upload += std::max(0.0, wall - w.gpu_ms * 1e-3 - w.times.setup);
             if (o_.report_resources && first_gl_objects_ < 0) first_gl_objects_ = measure_resources().gl_objects;
         } catch (...) {
             w.error = std::current_exception();
@@ -455,6 +561,75 @@ private:
             }
         }
         done.push_back(std::move(fw));
+    }
+
+    /// GL thread: runs `submit` (the file's GPU work); where the GPU runs out of memory, completes
+    /// what is queued, starts afresh and tries again with tiles of half the side, down to
+    /// kSmallestRetryTile, before the file fails with the error (and the smallest tiles tried).
+    template <typename F>
+    void retrying_smaller_tiles(Work& w, std::vector<std::unique_ptr<FileWork>>& done, F submit) {
+        for (;;) {
+            try {
+                if (prepare_error_) std::rethrow_exception(std::exchange(prepare_error_, nullptr));
+                submit();
+                return;
+            } catch (const GlError& e) {
+                if (std::string(e.what()).find("out of GPU memory") == std::string::npos) throw;
+                gpu_flush(done);
+                Convolver& c = convolver_ready();
+                const auto [tx, ty] = c.tiling(w.width, w.height, w.caps);
+                convolver_.reset();
+                auto half = [](int fft) {
+                    int p = kSmallestRetryTile;
+                    while (p * 2 < fft) p *= 2;
+                    return p;
+                };
+                const TileCaps smaller{half(tx.fft), half(ty.fft)};
+                if (tx.fft <= kSmallestRetryTile && ty.fft <= kSmallestRetryTile)
+                    throw GlError(std::string(e.what()) + ", with tiles down to " + std::to_string(tx.fft) + "x" +
+                                  std::to_string(ty.fft));
+                w.caps = smaller;
+                w.detail = ", tiles of at most " + std::to_string(smaller.x) + "x" + std::to_string(smaller.y) +
+                           " after running out of GPU memory";
+            }
+        }
+    }
+
+    /// The file through the strips (strips.h): rows decoded on a thread of their own, strips
+    /// filtered on this thread by the GPU (`gpu`) or FFTW, output rows encoded on a thread of their
+    /// own into the hidden temporary file, renamed into place at the end. One file at a time.
+    void stream(Work& w, Convolver* gpu) {
+        std::lock_guard<std::mutex> one_at_a_time(stream_mutex_);
+        const Job& job = *w.job;
+        std::unique_ptr<RowSource> source;
+        if (w.samples.data.empty()) source = std::make_unique<PngRowSource>(job.input, PngLimits{0});
+        else source = std::make_unique<SamplesRowSource>(w.samples);
+        std::unique_ptr<StripFilter> filter;
+        std::pair<AxisTiling, AxisTiling> tiling;
+        if (gpu) {
+            tiling = gpu->tiling(w.width, w.height, w.caps);
+            filter = std::make_unique<GpuStrips>(*gpu, w.width, w.height, w.conversion, w.caps);
+        } else {
+            tiling = fftw_->tiling(w.width, w.height, w.caps);
+            filter = std::make_unique<FftwStrips>(*fftw_, w.width, w.height, w.conversion,
+                                                  channels_used(w.in_format, kernel_.per_channel), w.caps, workers_);
+        }
+        PngWriter out(job.output, w.width, w.height, w.out_format, o_.force, compression_);
+        const StripStats st = run_strips(*source, *filter, out, tiling.second, o_.boundary);
+        out.commit();
+        w.times.decode += st.decode;
+        w.times.encode += st.encode;
+        if (gpu) {  // (on a worker, the batch times the whole stream as its filter stage)
+            w.times.upload += st.filter;
+            w.gpu_ms = static_cast<GpuStrips&>(*filter).gpu_ms();
+            w.times.setup += gpu->last().setup_ms * 1e-3;
+        }
+        const AxisTiling& y = tiling.second;
+        w.detail = "streamed: " + std::to_string(st.strips) + " strip" + (st.strips == 1 ? "" : "s") + " of " +
+                   std::to_string(y.block) + " rows, tiles of " + std::to_string(tiling.first.fft) + "x" + std::to_string(y.fft) +
+                   (gpu ? "" : " FFTW") + ", at most " + std::to_string(st.rows_held) + " input rows held" +
+                   (st.passes > 1 ? ", two decoding passes (wrap reads the last rows first)" : "") +
+                   (w.in_format.interlaced ? "; interlaced input decoded whole, output written non-interlaced" : "") + w.detail;
     }
 
     /// GL thread: completes every queued file. If the GPU fails to give one back, it and every
@@ -485,6 +660,7 @@ private:
     /// Worker: encodes and writes a filtered file.
     void write(FileWork& fw) {
         auto& w = static_cast<Work&>(fw);
+        if (w.path == Path::Stream) return;  // written as it was filtered
         if (w.path == Path::Samples) {
             write_png_samples(w.job->output, w.samples, w.out_format, o_.force, compression_);
             return;
@@ -567,13 +743,16 @@ private:
     FftOptions fft_;
     SampleLimits sample_limits_;
     PngLimits limits_;
+    MemoryLimits memory_;
+    LengthModel lengths_;     // the filter's, for plan_memory()
+    std::mutex stream_mutex_;  // one streamed file at a time
+    std::exception_ptr prepare_error_;
     std::unique_ptr<Convolver> convolver_;
     std::unique_ptr<FftwConvolver> fftw_;
     // GL thread: submitted, in order, samples not yet collected; --report-resources counts GL
     // objects there.
     std::deque<std::unique_ptr<FileWork>> queued_;
     std::atomic<int> first_gl_objects_{-1};
-    std::exception_ptr prepare_error_;
     // finish() (one call at a time):
     Progress progress_;
     size_t failed_ = 0, done_count_ = 0;

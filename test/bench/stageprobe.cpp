@@ -60,8 +60,9 @@ int main(int argc, char** argv) {
                     kernel_spec.c_str(), backend_name(fft.backend), runs);
         ProgramCache programs;
         Kernel kernel = parse_kernel(kernel_spec);
-        AxisTiling tx = tile_axis(width, kernel.weights.width, kernel.cx, Boundary::Reflect, 16384);
-        AxisTiling ty = tile_axis(height, kernel.weights.height, kernel.cy, Boundary::Reflect, 16384);
+        const LengthModel lengths = fft_lengths(fft);
+        AxisTiling tx = tile_axis(width, kernel.weights.width, kernel.cx, Boundary::Reflect, 16384, lengths);
+        AxisTiling ty = tile_axis(height, kernel.weights.height, kernel.cy, Boundary::Reflect, 16384, lengths);
         std::printf("grid %dx%d\n", tx.fft, ty.fft);
 
         Samples in;
