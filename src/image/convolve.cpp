@@ -129,20 +129,27 @@ void upload_impulse_response(const Kernel& kernel, Texture& target, bool flip_y)
         }
 }
 
+std::pair<AxisTiling, AxisTiling> tile_image(int width, int height, const Kernel& kernel, Boundary b, TileCaps largest,
+                                             const LengthModel& lengths) {
+    return {tile_axis(width, kernel.weights.width, kernel.cx, b, largest.x, lengths),
+            tile_axis(height, kernel.weights.height, kernel.cy, b, largest.y, lengths)};
+}
+
+int gpu_max_fft() {
+    int side = max_texture_side(), p = 2;
+    while (p * 2 <= side) p *= 2;
+    return p;
+}
+
 Convolver::Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions options)
     : programs_(programs), kernel_(std::move(kernel)), options_(options) {
-    if (options_.max_fft <= 0) {
-        int side = max_texture_side(), p = 2;
-        while (p * 2 <= side) p *= 2;
-        options_.max_fft = p;
-    }
+    if (options_.max_fft <= 0) options_.max_fft = gpu_max_fft();
     lengths_ = fft_lengths(options_.fft);
 }
 
 std::pair<AxisTiling, AxisTiling> Convolver::tiling(int width, int height, TileCaps caps) const {
     auto limit = [&](int cap) { return cap > 0 ? std::min(cap, options_.max_fft) : options_.max_fft; };
-    return {tile_axis(width, kernel_.weights.width, kernel_.cx, options_.boundary, limit(caps.x), lengths_),
-            tile_axis(height, kernel_.weights.height, kernel_.cy, options_.boundary, limit(caps.y), lengths_)};
+    return tile_image(width, height, kernel_, options_.boundary, {limit(caps.x), limit(caps.y)}, lengths_);
 }
 
 Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
@@ -220,40 +227,46 @@ void Convolver::prepare(int width, int height, TileCaps caps) {
     sample_setup(tx, ty);
 }
 
+namespace {
+
+void require_gpu_conversion(const SampleConversion& c, const char* who) {
+    if (c.premultiply && (c.out_channels == 2 || c.out_channels == 4))
+        throw std::logic_error(std::string(who) + ": premultiplied alpha is divided back on the CPU");
+}
+
+}  // namespace
+
+void Convolver::filter_row_of_tiles(Setup& s, const AxisTiling& x, const AxisTiling& y, const SampleConversion& c, int width,
+                                    int origin_y, int y0, int y1) {
+    for (int bx = 0; bx < width; bx += x.block) {
+        io_->unpack(c, options_.boundary, bx - x.lead, origin_y, s.grid);
+        s.filter->apply(s.grid, s.fft->output());
+        io_->pack(c, s.fft->output().texture(), x.lead, y.lead, Region{bx, y0, std::min(bx + x.block, width), y1});
+        ++last_.tiles;
+    }
+}
+
 void Convolver::submit(const Samples& in, const SampleConversion& conversion, TileCaps caps) {
-    if (conversion.premultiply && (conversion.out_channels == 2 || conversion.out_channels == 4))
-        throw std::logic_error("Convolver::submit: premultiplied alpha is divided back on the CPU");
+    require_gpu_conversion(conversion, "Convolver::submit");
     const auto [tx, ty] = tiling(in.width, in.height, caps);  // the blocks depend on the image, not only the grid
     Setup& s = sample_setup(tx, ty);
     last_ = Stats{0, tx.fft, ty.fft, 0, setup_ms_};
     io_->upload(in);
     for (int by = 0; by < in.height; by += ty.block)
-        for (int bx = 0; bx < in.width; bx += tx.block) {
-            io_->unpack(conversion, options_.boundary, bx - tx.lead, by - ty.lead, s.grid);
-            s.filter->apply(s.grid, s.fft->output());
-            Region out{bx, by, std::min(bx + tx.block, in.width), std::min(by + ty.block, in.height)};
-            io_->pack(conversion, s.fft->output().texture(), tx.lead, ty.lead, out);
-            ++last_.tiles;
-        }
+        filter_row_of_tiles(s, tx, ty, conversion, in.width, by - ty.lead, by, std::min(by + ty.block, in.height));
     io_->read_back(conversion);
 }
 
 void Convolver::submit_strip(const std::vector<const unsigned char*>& rows, int origin, int first, int count, int width,
                              int height, const SampleConversion& conversion, TileCaps caps) {
-    if (conversion.premultiply && (conversion.out_channels == 2 || conversion.out_channels == 4))
-        throw std::logic_error("Convolver::submit_strip: premultiplied alpha is divided back on the CPU");
+    require_gpu_conversion(conversion, "Convolver::submit_strip");
     const auto [tx, ty] = tiling(width, height, caps);
     if (static_cast<int>(rows.size()) != ty.fft || origin != first - ty.lead)
         throw std::logic_error("Convolver::submit_strip: rows are not a strip of this tiling");
     Setup& s = sample_setup(tx, ty);
     last_ = Stats{0, tx.fft, ty.fft, 0, setup_ms_};
     io_->upload_rows(rows, width, conversion.in_channels, conversion.in_depth, height, origin, count);
-    for (int bx = 0; bx < width; bx += tx.block) {
-        io_->unpack(conversion, options_.boundary, bx - tx.lead, origin, s.grid);
-        s.filter->apply(s.grid, s.fft->output());
-        io_->pack(conversion, s.fft->output().texture(), tx.lead, ty.lead, Region{bx, 0, std::min(bx + tx.block, width), count});
-        ++last_.tiles;
-    }
+    filter_row_of_tiles(s, tx, ty, conversion, width, origin, 0, count);  // the strip's rows, from 0 in its output
     io_->read_back(conversion);
 }
 

@@ -51,6 +51,15 @@ struct TileCaps {
     int x = 0, y = 0;
 };
 
+/// The tiling of a width x height image along each axis (tile_axis), each axis's FFT at most
+/// `largest` of that axis.
+std::pair<AxisTiling, AxisTiling> tile_image(int width, int height, const Kernel& kernel, Boundary b, TileCaps largest,
+                                             const LengthModel& lengths);
+
+/// The largest FFT side the GPU filter takes by default: the largest power of two within the
+/// texture limit of the current context.
+int gpu_max_fft();
+
 /// The kernel as the core filter's impulse response on an fft_width x fft_height grid: its centre at
 /// (0, 0), taps beyond the grid folded over it (circularly). With `flip_y` the kernel is mirrored
 /// vertically, for frames stored bottom row first (GL) while kernels are given top row first.
@@ -117,6 +126,10 @@ private:
     Setup& setup(const AxisTiling& x, const AxisTiling& y);
     /// setup() with the grid texture and SampleIo that submit() needs.
     Setup& sample_setup(const AxisTiling& x, const AxisTiling& y);
+    /// Filters one row of tiles of the uploaded samples, read from row `origin_y` on (the
+    /// extended image's), and packs its blocks into output rows y0 .. y1 - 1.
+    void filter_row_of_tiles(Setup& s, const AxisTiling& x, const AxisTiling& y, const SampleConversion& c, int width,
+                             int origin_y, int y0, int y1);
 
     ProgramCache& programs_;
     Kernel kernel_;

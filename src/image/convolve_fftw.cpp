@@ -51,8 +51,8 @@ FftwConvolver::FftwConvolver(Kernel kernel, Boundary boundary) : kernel_(std::mo
 FftwConvolver::~FftwConvolver() = default;
 
 std::pair<AxisTiling, AxisTiling> FftwConvolver::tiling(int width, int height, TileCaps caps) const {
-    return {tile_axis(width, kernel_.weights.width, kernel_.cx, boundary_, caps.x > 0 ? caps.x : kMaxFftwLength, fftw_lengths()),
-            tile_axis(height, kernel_.weights.height, kernel_.cy, boundary_, caps.y > 0 ? caps.y : kMaxFftwLength, fftw_lengths())};
+    return tile_image(width, height, kernel_, boundary_,
+                      {caps.x > 0 ? caps.x : kMaxFftwLength, caps.y > 0 ? caps.y : kMaxFftwLength}, fftw_lengths());
 }
 
 const FftwConvolver::Size& FftwConvolver::size(int width, int height) {

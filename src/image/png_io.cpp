@@ -151,7 +151,6 @@ std::string PngFormat::describe() const {
 struct PngReader::State {
     PngContext c;
     std::string name;
-    Header h;
     PngFormat format;
     Samples shape;  // width, height, channels and depth of the rows given (no data)
     int passes = 1;
@@ -194,7 +193,7 @@ void PngReader::start(const PngLimits& limits) {
     if (!c.info) fail(path, "out of memory");
     png_set_read_fn(c.png, &c, read_data);
 
-    Header& h = s_->h;
+    Header h;
     if (!read_header(&c, &h)) fail(path, libpng_problem(c));
     long long pixels = static_cast<long long>(h.width) * static_cast<long long>(h.height);
     if (limits.max_pixels > 0 && pixels > limits.max_pixels)
@@ -226,7 +225,6 @@ int PngReader::height() const { return s_->shape.height; }
 int PngReader::channels() const { return s_->shape.channels; }
 int PngReader::depth() const { return s_->shape.depth; }
 size_t PngReader::row_bytes() const { return s_->shape.row_bytes(); }
-int PngReader::rows_read() const { return s_->next_row; }
 
 void PngReader::read_rows(unsigned char* dst, int count) {
     if (s_->format.interlaced) throw std::logic_error("PngReader::read_rows: an interlaced image is read whole");
@@ -276,8 +274,8 @@ int channels_of(int color_type) {
                                                                                    : 4;
 }
 
-bool png_header(const std::string& path, PngHeader& header) {
-    unsigned char head[29];
+bool png_dimensions(const std::string& path, int& width, int& height) {
+    unsigned char head[24];
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return false;
     const size_t got = std::fread(head, 1, sizeof head, f);
@@ -290,19 +288,8 @@ bool png_header(const std::string& path, PngHeader& header) {
     };
     const uint32_t w = be32(16), h = be32(20);
     if (w == 0 || h == 0 || w > 0x7fffffffu || h > 0x7fffffffu) return false;
-    header.width = static_cast<int>(w);
-    header.height = static_cast<int>(h);
-    header.bit_depth = head[24];
-    header.color_type = head[25];
-    header.interlaced = head[28] != 0;
-    return true;
-}
-
-bool png_dimensions(const std::string& path, int& width, int& height) {
-    PngHeader h;
-    if (!png_header(path, h)) return false;
-    width = h.width;
-    height = h.height;
+    width = static_cast<int>(w);
+    height = static_cast<int>(h);
     return true;
 }
 

@@ -87,7 +87,6 @@ public:
     int channels() const;  ///< of the rows given: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA
     int depth() const;     ///< of the rows given: 8 or 16
     size_t row_bytes() const;
-    int rows_read() const;
 
     /// The next `count` rows into `dst` (row_bytes() each, contiguous); after the last row the
     /// file's end is read and checked too. Throws gpufft::Error "<path>: <problem>" on corrupt or
@@ -125,14 +124,6 @@ private:
     struct State;
     std::unique_ptr<State> s_;
 };
-
-/// What a PNG's header (IHDR) declares, read from its first bytes without decoding anything.
-struct PngHeader {
-    int width = 0, height = 0, bit_depth = 0, color_type = 0;
-    bool interlaced = false;
-};
-/// False if the file does not start as a PNG does.
-bool png_header(const std::string& path, PngHeader& header);
 
 /// Reads a PNG; throws gpufft::Error "<path>: <problem>" for a missing or unreadable file, a file
 /// that is not a PNG, truncated or corrupt data (CRC, zlib), or dimensions above the limits.

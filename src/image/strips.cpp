@@ -325,6 +325,7 @@ StripStats run_strips(RowSource& source, StripFilter& filter, PngWriter& out, co
     try {
         std::vector<Row> held(static_cast<size_t>(height));
         std::vector<const unsigned char*> strip(static_cast<size_t>(y.fft));
+        std::vector<long long> index(static_cast<size_t>(y.fft));  // the image row each strip row reads
         int in_hand = 0;
         auto hand_on = [&] {
             const auto start = Clock::now();
@@ -334,7 +335,7 @@ StripStats run_strips(RowSource& source, StripFilter& filter, PngWriter& out, co
         };
         for (int k = 0; k < strips; ++k) {
             for (int i = 0; i < y.fft; ++i) {
-                const long long r = boundary_index(origin(k) + i, height, b);
+                const long long r = index[static_cast<size_t>(i)] = boundary_index(origin(k) + i, height, b);
                 while (r >= 0 && !held[static_cast<size_t>(r)]) {
                     auto [index, row] = rows.pop();
                     held[static_cast<size_t>(index)] = std::move(row);
@@ -346,13 +347,11 @@ StripStats run_strips(RowSource& source, StripFilter& filter, PngWriter& out, co
             const int first = k * y.block;
             filter.submit(strip, origin(k), first, std::min(y.block, height - first));
             stats.filter += seconds_since(start);
-            for (int i = 0; i < y.fft; ++i) {
-                const long long r = boundary_index(origin(k) + i, height, b);
+            for (const long long r : index)
                 if (r >= 0 && last_use[static_cast<size_t>(r)] == k && held[static_cast<size_t>(r)]) {
                     rows.recycle(std::move(held[static_cast<size_t>(r)]));
                     --in_hand;
                 }
-            }
             while (filter.pending() > 1) hand_on();
         }
         while (filter.pending() > 0) hand_on();

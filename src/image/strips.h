@@ -59,7 +59,6 @@ public:
 class PngRowSource : public RowSource {
 public:
     PngRowSource(const std::string& path, const PngLimits& limits);
-    const PngReader& reader() const { return *reader_; }
     int width() const override { return reader_->width(); }
     int height() const override { return reader_->height(); }
     size_t row_bytes() const override { return reader_->row_bytes(); }

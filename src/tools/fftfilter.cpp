@@ -321,8 +321,7 @@ struct Work : FileWork {
     Samples samples;  // the input's samples; after the GPU, the output's
     Image image;      // Float, Cpu and Spectrum: the image, filtered in place or replaced
     SampleConversion conversion;
-    TileCaps caps;       // the tiling's largest FFT per axis (plan_memory), lowered by GPU memory retries
-    bool strips = false;  // the plan cuts the image into strips
+    TileCaps caps;  // the tiling's largest FFT per axis (plan_memory), lowered by GPU memory retries
     int width = 0, height = 0;
     std::string detail;
     double gpu_ms = 0;
@@ -371,9 +370,7 @@ public:
             memory_.max_tile = kStripTileFftw;
         } else {
             lengths_ = fft_lengths(fft_);
-            int side = max_texture_side(), p = 2;
-            while (p * 2 <= side) p *= 2;
-            memory_.max_fft = o.max_fft > 0 ? o.max_fft : p;
+            memory_.max_fft = o.max_fft > 0 ? o.max_fft : gpu_max_fft();
             memory_.max_tile = kStripTileGl;
         }
     }
@@ -408,7 +405,6 @@ private:
         const MemoryPlan p = plan_memory(w.width, w.height, c.in_channels * (c.in_depth == 16 ? 2 : 1),
                                          c.out_channels * (c.out_depth == 16 ? 2 : 1), kernel_, o_.boundary, lengths_, memory_);
         w.caps = {p.max_fft_x, p.max_fft_y};
-        w.strips = p.strips;
         return p.strips;
     }
 
@@ -576,9 +572,9 @@ private:
             } catch (const GlError& e) {
                 if (std::string(e.what()).find("out of GPU memory") == std::string::npos) throw;
                 gpu_flush(done);
-                Convolver& c = convolver_ready();
-                const auto [tx, ty] = c.tiling(w.width, w.height, w.caps);
                 convolver_.reset();
+                // The tiling that failed: the convolver's (its lengths and largest FFT are the plan's).
+                const auto [tx, ty] = tile_image(w.width, w.height, kernel_, o_.boundary, w.caps, lengths_);
                 auto half = [](int fft) {
                     int p = kSmallestRetryTile;
                     while (p * 2 < fft) p *= 2;
