@@ -566,7 +566,8 @@ private:
     void retrying_smaller_tiles(Work& w, std::vector<std::unique_ptr<FileWork>>& done, F submit) {
         for (;;) {
             try {
-                if (prepare_error_) std::rethrow_exception(std::exchange(prepare_error_, nullptr));
+                // gpu_prepare()'s failure is the first file's, whichever file reaches the GPU first.
+                if (prepare_error_ && w.index == 0) std::rethrow_exception(std::exchange(prepare_error_, nullptr));
                 submit();
                 return;
             } catch (const GlError& e) {
@@ -742,7 +743,7 @@ private:
     MemoryLimits memory_;
     LengthModel lengths_;     // the filter's, for plan_memory()
     std::mutex stream_mutex_;  // one streamed file at a time
-    std::exception_ptr prepare_error_;
+    std::exception_ptr prepare_error_;  // gpu_prepare()'s, for file 0
     std::unique_ptr<Convolver> convolver_;
     std::unique_ptr<FftwConvolver> fftw_;
     // GL thread: submitted, in order, samples not yet collected; --report-resources counts GL
