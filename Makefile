@@ -4,6 +4,8 @@
 #   make test       build and run every test; ends with "N passed, N failed"
 #   make demo       the main job: filter the bundled images/ into out/<filter>/
 #   make images     regenerate the bundled images in images/ (needs a GL context)
+#   make install    tools, library, headers, gpufft.pc and man pages into PREFIX (/usr/local), under
+#                   DESTDIR if set; make uninstall removes them
 #   make cufft      the cuFFT peer program bin/cufft_filter (needs nvcc; run on an NVIDIA GPU)
 #   make fuzz       build the libFuzzer targets (clang) and run each FUZZ_SECONDS (default 600) on
 #                   the project's seed corpus; findings land in out/fuzz/findings/
@@ -17,7 +19,7 @@ CXX      ?= g++
 PKGS     := glew egl glut libpng zlib fftw3 fftw3f
 # Debian 12 packages: build tools, libraries, Mesa's software GL (llvmpipe) and what the tests drive.
 DEB_PACKAGES := g++ make pkg-config libglew-dev libegl-dev libegl-mesa0 libgl1-mesa-dri freeglut3-dev \
-                libpng-dev libfftw3-dev xvfb xauth xdotool gnuplot-nox time
+                libpng-dev libfftw3-dev xvfb xauth xdotool gnuplot-nox time help2man
 
 OBJ      := obj
 BIN      := bin
@@ -44,14 +46,20 @@ export TSAN_OPTIONS := suppressions=$(CURDIR)/test/tsan.supp:halt_on_error=1:rep
 endif
 
 CXXFLAGS ?= $(if $(DEBUG),-O0 -g,-O2 -DNDEBUG)
-CXXFLAGS += -std=c++17 -Wall -Wextra -pedantic -MMD -MP $(SANFLAGS)
+CXXFLAGS += -std=c++17 -fPIC -Wall -Wextra -pedantic -MMD -MP $(SANFLAGS)
 CPPFLAGS += -Isrc -I$(OBJ) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDFLAGS  += $(SANFLAGS)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lfftw3f_threads -lfftw3_threads -lpthread -lm
 
-LIB_SRC  := $(wildcard src/base/*.cpp src/gl/*.cpp src/fft/*.cpp src/reference/*.cpp src/image/*.cpp src/scene/*.cpp src/app/*.cpp)
+# The library (installed: libgpufft.a, libgpufft.so.1, the public headers src/gpufft/*.h) and what
+# only the tools share (the teapot scene, options and the batch pipeline), kept out of it.
+LIB_SRC  := $(wildcard src/base/*.cpp src/gl/*.cpp src/fft/*.cpp src/reference/*.cpp src/image/*.cpp src/gpufft/*.cpp)
 LIB_OBJ  := $(LIB_SRC:%.cpp=$(OBJ)/%.o)
 LIB      := $(OBJ)/libgpufft.a
+SONAME   := libgpufft.so.1
+SHLIB    := $(OBJ)/$(SONAME).0.0
+APP_SRC  := $(wildcard src/scene/*.cpp src/app/*.cpp)
+APP_LIB  := $(OBJ)/libgpufft-app.a
 TOOLS    := $(patsubst src/tools/%.cpp,$(BIN)/%,$(wildcard src/tools/*.cpp))
 TESTS    := $(patsubst test/%.cpp,$(BIN)/test/%,$(filter-out test/check.cpp,$(wildcard test/*.cpp)))
 PROGRAMS := $(sort $(wildcard programs/*))
@@ -60,10 +68,10 @@ PROGRAMS := $(sort $(wildcard programs/*))
 DEMO_FILTERS := gaussian:4 disk:6 motion:25,30 sharpen:1.5 lowpass:0.1 highpass:0.05 \
                 images/kernels/hexagon.png images/kernels/star-streak.png images/kernels/chromatic.png
 
-.PHONY: all deps test bench demo images cufft fuzz fuzzers clean tsan
+.PHONY: all deps test bench demo images cufft fuzz fuzzers clean tsan install uninstall man
 # Keep the objects of tools and tests: they are not intermediate files to delete.
 .SECONDARY:
-all: deps $(TOOLS) $(TESTS)
+all: deps $(TOOLS) $(TESTS) $(SHLIB)
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done | tr '\n' ' '); \
@@ -93,11 +101,19 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN)/%: $(OBJ)/src/tools/%.o $(LIB)
+$(APP_LIB): $(APP_SRC:%.cpp=$(OBJ)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+# The shared library, from the same (position-independent) objects.
+$(SHLIB): $(LIB_OBJ)
+	$(CXX) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined $^ $(LDLIBS) -o $@
+
+$(BIN)/%: $(OBJ)/src/tools/%.o $(APP_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BIN)/test/%: $(OBJ)/test/%.o $(OBJ)/test/check.o $(LIB)
+$(BIN)/test/%: $(OBJ)/test/%.o $(OBJ)/test/check.o $(APP_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -112,7 +128,7 @@ $(OBJ)/bench_programs.inc: $(BENCH_PROGRAMS) Makefile
 	$(call embed,$(BENCH_PROGRAMS))
 $(OBJ)/test/bench/passprobe.o: $(OBJ)/bench_programs.inc
 bench: deps $(BENCHES) $(TOOLS)
-$(BIN)/bench/%: $(OBJ)/test/bench/%.o $(LIB)
+$(BIN)/bench/%: $(OBJ)/test/bench/%.o $(APP_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -179,6 +195,62 @@ fuzz: fuzzers
 	      2> out/fuzz/fuzz_$$t.log || { tail -n 40 out/fuzz/fuzz_$$t.log; exit 1; }; \
 	  grep -E '^stat::(number_of_executed_units|peak_rss_mb)|cov: ' out/fuzz/fuzz_$$t.log | tail -n 3; \
 	done
+
+# Installing: the three tools, the library (static, and shared with a soname), the public headers,
+# gpufft.pc and man pages made from each tool's --help by help2man. Honours PREFIX and DESTDIR;
+# `make uninstall` (same PREFIX) removes exactly these files.
+PREFIX  ?= /usr/local
+BINDIR  := $(PREFIX)/bin
+LIBDIR  := $(PREFIX)/lib
+INCDIR  := $(PREFIX)/include
+MANDIR  := $(PREFIX)/share/man/man1
+INSTALL_TOOLS := fftfilter teapot fftcompare
+PUBLIC_HEADERS := $(wildcard src/gpufft/*.h)
+MAN_PAGES := $(INSTALL_TOOLS:%=$(OBJ)/man/%.1)
+INSTALLED := $(INSTALL_TOOLS:%=$(BINDIR)/%) $(LIBDIR)/libgpufft.a $(LIBDIR)/$(SONAME).0.0 $(LIBDIR)/$(SONAME) \
+             $(LIBDIR)/libgpufft.so $(PUBLIC_HEADERS:src/%=$(INCDIR)/%) $(LIBDIR)/pkgconfig/gpufft.pc \
+             $(INSTALL_TOOLS:%=$(MANDIR)/%.1)
+VERSION := $(shell sed -n 's/^\#define GPUFFT_VERSION "\(.*\)"/\1/p' src/gpufft/gpufft.h)
+
+man_fftfilter  := filter PNG images by convolution through the FFT on the GPU
+man_teapot     := the paper's test application: a teapot filtered by the GPU FFT, windowed or headless
+man_fftcompare := compare the GPU FFTs with FFTW in accuracy and speed
+$(OBJ)/man/%.1: $(BIN)/%
+	@mkdir -p $(@D)
+	help2man --no-info --no-discard-stderr --version-string=$(VERSION) -n "$(man_$*)" -o $@.tmp ./$< && mv $@.tmp $@
+man: $(MAN_PAGES)
+
+# gpufft.pc names PREFIX, so it is written at install time.
+define PKG_CONFIG_FILE
+prefix=$(PREFIX)
+libdir=$${prefix}/lib
+includedir=$${prefix}/include
+
+Name: gpufft
+Description: Filtering textures by convolution through the FFT on the GPU (OpenGL)
+Version: $(VERSION)
+Requires: glew egl
+Requires.private: libpng zlib fftw3 fftw3f
+Cflags: -I$${includedir}
+Libs: -L$${libdir} -lgpufft
+Libs.private: -lfftw3f_threads -lfftw3_threads -lpthread -lm
+endef
+export PKG_CONFIG_FILE
+
+install: $(INSTALL_TOOLS:%=$(BIN)/%) $(LIB) $(SHLIB) $(MAN_PAGES)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/gpufft $(DESTDIR)$(MANDIR)
+	install -m 755 $(INSTALL_TOOLS:%=$(BIN)/%) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libgpufft.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SONAME).0.0
+	ln -sf $(SONAME).0.0 $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libgpufft.so
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCDIR)/gpufft/
+	printf '%s\n' "$$PKG_CONFIG_FILE" > $(DESTDIR)$(LIBDIR)/pkgconfig/gpufft.pc
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(INCDIR)/gpufft 2>/dev/null
 
 images: $(BIN)/makeimages
 	$(BIN)/makeimages images

@@ -13,7 +13,7 @@
 
 namespace gpufft {
 
-constexpr const char* kVersion = "1.0.0";
+constexpr const char* kVersion = GPUFFT_VERSION;  // gpufft/gpufft.h
 
 Backend parse_backend(const std::string& name);
 const char* backend_name(Backend b);

@@ -16,34 +16,7 @@
 
 namespace gpufft {
 
-/// Fragment: the paper's chain of fragment programs; Compute: GL 4.3 compute shaders; Fftw: the same
-/// filter on the CPU (batch filtering only); Auto: the fastest on this machine (resolve_backend).
-enum class Backend { Auto, Fragment, Compute, Fftw };
-
-struct FftOptions {
-    Backend backend = Backend::Auto;
-    Storage storage = Storage::Float32;  ///< of the intermediate render targets; Float16 is an option, never the default
-    /// Fragment backend: 2 runs the paper's radix-2 chain (Table 1 and 3 as published); 0 (auto)
-    /// the fast chain (radix 16 over eight render targets) wherever the GPU and the size allow it.
-    int radix = 0;
-    bool computed_twiddles = false;  ///< fast chain: W computed in the shader instead of read from the table
-    /// Compute backend: the largest stage radix, 4, 8 or 16; 0 (auto): 4 for lines up to 1024, 8
-    /// above (the fastest on the H200; llvmpipe's JIT also compiles radix 4 quickest).
-    int compute_radix = 0;
-    /// Compute backend: lines per workgroup (1, 2, 4, 8, 16); 0 (auto) as measured fastest.
-    int compute_lines = 0;
-    /// Compute backend: the longest line transformed in one dispatch; longer ones take the
-    /// four-step route (two dispatches). 0 (auto): 4096, the longest a workgroup holds in
-    /// registers without spilling; set, up to 16384 where shared memory allows.
-    int compute_max_line = 0;
-
-    /// Every field, for ordering (caches keyed by options) and comparison.
-    auto fields() const {
-        return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line);
-    }
-    bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
-    bool operator==(const FftOptions& o) const { return fields() == o.fields(); }
-};
+// Backend and FftOptions are public: gpufft/gpufft.h.
 
 /// A GL implementation to run or compare, by name.
 struct Implementation {

@@ -6,9 +6,7 @@ namespace gpufft {
 
 SpectrumView::SpectrumView(ProgramCache& programs) : programs_(programs) {}
 
-void SpectrumView::draw(const Texture& spectrum, RenderTarget& view, bool bottom_up) {
-    if (spectrum.width() != view.width() || spectrum.height() != view.height())
-        throw std::invalid_argument("spectrum view: sizes differ");
+void SpectrumView::draw(GLuint spectrum, RenderTarget& view, bool bottom_up) {
     const Region all{0, 0, view.width(), view.height()};
     quads_.add({all});
     prepare_pass_state();
@@ -19,7 +17,7 @@ void SpectrumView::draw(const Texture& spectrum, RenderTarget& view, bool bottom
     program.set(Uniform::Gain, static_cast<float>(static_cast<double>(view.width()) * view.height()));
     view.bind_for_drawing();
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_RECTANGLE, spectrum.id());
+    glBindTexture(GL_TEXTURE_RECTANGLE, spectrum);
     quads_.bind();
     quads_.draw(all);
     quads_.unbind();

@@ -11,10 +11,11 @@ namespace gpufft {
 class SpectrumView {
 public:
     explicit SpectrumView(ProgramCache& programs);
-    /// Draws the centred log-magnitude view of `spectrum` (compressed layout) into `view` (same
-    /// size). `bottom_up`: the transformed image was stored bottom row first (a rendered frame);
+    /// Draws the centred log-magnitude view of `spectrum` (a rectangle texture in the compressed
+    /// layout, the size of `view`) into `view`.
+    /// `bottom_up`: the transformed image was stored bottom row first (a rendered frame);
     /// the view is oriented for showing top row first either way.
-    void draw(const Texture& spectrum, RenderTarget& view, bool bottom_up = false);
+    void draw(GLuint spectrum, RenderTarget& view, bool bottom_up = false);
 
 private:
     ProgramCache& programs_;

@@ -5,12 +5,13 @@
 
 #include "gl/handle.h"
 
+#include <gpufft/gpufft.h>
+
 #include <vector>
 
 namespace gpufft {
 
-/// Storage of the chain's textures. RGBA32F is the default and the accurate one.
-enum class Storage { Float32, Float16 };
+// Storage (of the chain's textures) is public: gpufft/gpufft.h.
 
 /// A GL_TEXTURE_RECTANGLE of RGBA floats; row 0 is the first row in memory. Move-only.
 class Texture {

@@ -35,7 +35,7 @@ Image spectrum_image(ProgramCache& programs, const Image& image, Boundary bounda
     fft->input().upload(padded.data());
     fft->forward(fft->input(), fft->output());
     RenderTarget view(m, n);
-    SpectrumView(programs).draw(fft->output().texture(), view);
+    SpectrumView(programs).draw(fft->output().texture().id(), view);
     Image out(m, n);
     view.download(out.rgba.data());
     return out;

@@ -1,6 +1,6 @@
 #include "scene/frame.h"
 
-#include "image/convolve.h"
+#include "image/kernels.h"
 
 #include <algorithm>
 
@@ -44,34 +44,24 @@ TeapotFrame::TeapotFrame(ProgramCache& programs, TeapotScene& scene, int width, 
       scene_(scene),
       width_(width),
       height_(height),
-      fft_(make_fft(programs, width, height, options)),
+      filter_(width, height, "identity", options),
       scene_target_(width, height, Storage::Float32, true),
       filtered_(width, height),
-      spectrum_(width, height),
       view_(width, height),
-      spectrum_view_(programs) {
-    set_kernel(parse_kernel("identity"));
-}
-
-void TeapotFrame::set_kernel(const Kernel& kernel) {
-    upload_impulse_response(kernel, fft_->input(), true);
-    if (filter_) filter_->set_impulse_response(fft_->input());
-    else filter_ = std::make_unique<Filter>(*fft_, fft_->input());
-}
+      spectrum_view_(programs) {}
 
 const Texture& TeapotFrame::render(const Camera& camera, const SceneLook& look, bool filter, bool spectrum,
-                                   double* fft_ms, Profile* profile) {
+                                   double* fft_ms, GpuTimes* times) {
     scene_.render(scene_target_, camera, look);
     const Texture* shown = &scene_target_.texture();
     if (filter) {
         timer_.begin();
-        filter_->apply(*shown, filtered_, profile);
+        filter_.apply({shown->id(), kTextureRectangle}, {filtered_.texture().id(), kTextureRectangle}, times);
         timer_.end();
         shown = &filtered_.texture();
     }
     if (spectrum) {
-        fft_->forward(*shown, spectrum_);
-        spectrum_view_.draw(spectrum_.texture(), view_, true);
+        spectrum_view_.draw(filter_.forward({shown->id(), kTextureRectangle}).name, view_, true);
         shown = &view_.texture();
     }
     if (fft_ms) *fft_ms = filter ? timer_.milliseconds() : 0.0;

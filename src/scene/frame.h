@@ -2,9 +2,8 @@
 // never leaves the GPU; the windowed viewer, the headless renderer and the benchmark share this.
 #pragma once
 
-#include "fft/fft2d.h"
-#include "fft/filter.h"
 #include "fft/spectrum_view.h"
+#include "gl/timer.h"
 #include "gl/quad.h"
 #include "image/kernels.h"
 #include "scene/teapot.h"
@@ -29,29 +28,29 @@ private:
     QuadBuffer quads_;
 };
 
-/// The GPU resources of one FFT size.
+/// The GPU resources of one frame size. The filtering goes through the public API
+/// (gpufft::TextureFilter), as a renderer using the library would.
 class TeapotFrame {
 public:
     TeapotFrame(ProgramCache& programs, TeapotScene& scene, int width, int height, const FftOptions& options = {});
 
     int width() const { return width_; }
     int height() const { return height_; }
-    /// The impulse response for the filter (mirrored vertically: frames are stored bottom-up).
-    void set_kernel(const Kernel& kernel);
+    void set_kernel(const Kernel& kernel) { filter_.set_kernel(kernel); }
     /// Renders the teapot, filters it if asked, and returns the frame to display: the float frame,
-    /// or its spectrum view (already in [0, 1]). `fft_ms` gets the GPU time of the FFT work.
+    /// or its spectrum view (already in [0, 1]). `fft_ms` gets the GPU time of the filter,
+    /// `times` its passes.
     const Texture& render(const Camera& camera, const SceneLook& look, bool filter, bool spectrum,
-                          double* fft_ms = nullptr, Profile* profile = nullptr);
-    Fft2D& fft() { return *fft_; }
+                          double* fft_ms = nullptr, GpuTimes* times = nullptr);
+    TextureFilter& filter() { return filter_; }
     RenderTarget& scene_target() { return scene_target_; }
 
 private:
     ProgramCache& programs_;
     TeapotScene& scene_;
     int width_, height_;
-    std::unique_ptr<Fft2D> fft_;
-    std::unique_ptr<Filter> filter_;
-    RenderTarget scene_target_, filtered_, spectrum_, view_;
+    TextureFilter filter_;
+    RenderTarget scene_target_, filtered_, view_;
     SpectrumView spectrum_view_;
     GpuTimer timer_;
 };

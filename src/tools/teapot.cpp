@@ -314,12 +314,12 @@ BenchRow bench_size(ProgramCache& programs, TeapotScene& scene, const Kernel& ke
     BenchRow row;
     row.size = size;
     TeapotFrame frame(programs, scene, size.width, size.height, fft);
-    row.implementation = frame.fft().name();
+    row.implementation = frame.filter().backend();
     frame.set_kernel(kernel);
     RenderTarget screen(size.width, size.height);
     FrameDisplay display(programs);
-    auto one_frame = [&](Profile* profile) {
-        const Texture& shown = frame.render(o.camera, o.look, true, false, nullptr, profile);
+    auto one_frame = [&](GpuTimes* times) {
+        const Texture& shown = frame.render(o.camera, o.look, true, false, nullptr, times);
         screen.bind_for_drawing();
         display.draw(shown, size.width, size.height, o.tonemap, o.exposure);
         glFinish();
@@ -331,17 +331,17 @@ BenchRow bench_size(ProgramCache& programs, TeapotScene& scene, const Kernel& ke
     warm_up(o.warm_up, [&] { one_frame(nullptr); });
     int frames = o.bench_frames ? o.bench_frames : std::clamp(static_cast<int>(1.0 / std::max(first, 1e-4)), 3, 60);
     std::vector<double> frame_ms, fft_ms;
-    std::vector<std::array<double, kProgramCount>> per_program;
+    std::vector<std::vector<std::pair<std::string, double>>> per_program;
     for (int i = 0; i < frames; ++i) {
         auto t0 = clock::now();
         one_frame(nullptr);
         frame_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
     }
     for (int i = 0; i < std::min(frames, 5); ++i) {  // GPU time per program, from timestamps between draws
-        Profile p;
-        one_frame(&p);
-        fft_ms.push_back(p.total_ms);
-        per_program.push_back(p.program_ms);
+        GpuTimes t;
+        one_frame(&t);
+        fft_ms.push_back(t.total_ms);
+        per_program.push_back(t.programs);
     }
     row.frames = frames;
     row.frame_ms = median(frame_ms);
@@ -349,11 +349,13 @@ BenchRow bench_size(ProgramCache& programs, TeapotScene& scene, const Kernel& ke
     row.fft_ms = median(fft_ms);
     for (int p = 0; p < kProgramCount; ++p) {
         std::vector<double> v;
-        for (auto& a : per_program) v.push_back(a[static_cast<size_t>(p)]);
+        for (auto& a : per_program) v.push_back(a.at(static_cast<size_t>(p)).second);
         row.program_ms[static_cast<size_t>(p)] = median(v);
     }
-    if (const Plan* plan = frame.fft().filter_plan()) {
-        row.totals = plan_totals(*plan);
+    // The fragment chains' plans, for Tables 1 and 2 (what the filter runs, counted on the CPU).
+    if (row.implementation.rfind("fragment", 0) == 0) {
+        const bool radix2 = row.implementation == "fragment radix-2";
+        row.totals = plan_totals(radix2 ? filter_plan(size.width, size.height) : fast_filter_plan(size.width, size.height, fft.computed_twiddles));
         row.fragment_programs = true;
     }
     return row;

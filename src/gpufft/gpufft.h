@@ -1,0 +1,212 @@
+// gpufft/gpufft.h: the public API. Filters RGBA float textures of the caller's own OpenGL context
+// by an impulse response in the frequency domain (Moreland & Angel, "The FFT on a GPU"): a bloom,
+// defocus or glare on a rendered frame without the frame leaving the GPU.
+//
+//     #include <gpufft/gpufft.h>
+//     gpufft::TextureFilter bloom(1920, 1080, "gaussian:8");   // a current GL context is needed
+//     bloom.apply(frame_texture, bloomed_texture);             // every frame
+//
+// Build with `pkg-config --cflags --libs gpufft`. Contract:
+// - Every call needs a current OpenGL context (compatibility profile; GL 4.3 for the compute
+//   backend, GL 3.0 with float render targets for the fragment chain) whose entry points the
+//   caller has loaded (GLEW's glewInit(), or any loader; the library loads its own through GLEW
+//   on first use). The library never creates windows or contexts and never prints.
+// - GL state is left as found: the bound program, framebuffers, textures of every unit, image
+//   units, buffers, vertex array, viewport and the enables the passes touch are restored before a
+//   call returns (also when it throws). Objects the filter made stay alive until it is destroyed,
+//   which must happen with the same context current.
+// - Every failure throws gpufft::Error (gpufft/error.h) with a one-line message.
+// - Textures are GL images: texel row 0 is the bottom row. Kernels are given top row first (as a
+//   PNG shows them) and are mirrored to match.
+#pragma once
+
+#include <gpufft/error.h>
+
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#define GPUFFT_VERSION "1.0.0"
+
+namespace gpufft {
+
+/// The library's version, "1.0.0".
+const char* version();
+
+// ---- Images and kernels on the CPU.
+
+/// width x height RGBA floats, row 0 first (the top row of a PNG), nominal range [0, 1].
+struct Image {
+    int width = 0, height = 0;
+    std::vector<float> rgba;
+
+    Image() = default;
+    Image(int w, int h, float fill = 0.0f)
+        : width(w), height(h), rgba(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, fill) {}
+    size_t index(int x, int y) const { return (static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)) * 4; }
+    float* at(int x, int y) { return &rgba[index(x, y)]; }
+    const float* at(int x, int y) const { return &rgba[index(x, y)]; }
+    size_t pixels() const { return static_cast<size_t>(width) * static_cast<size_t>(height); }
+};
+
+/// A spatial impulse response: width x height RGBA weights (one kernel per channel), applied with
+/// its centre (cx, cy) on the output pixel: out(x, y) = sum_ij k(i, j) in(x + cx - i, y + cy - j).
+/// Made by parse_kernel(), or by hand from any float image.
+struct Kernel {
+    Image weights;
+    int cx = 0, cy = 0;
+    std::string name;  ///< the spec it came from
+    /// True when the four channels' weights differ (an RGB(A) kernel PNG).
+    bool per_channel = false;
+};
+
+struct KernelOptions {
+    bool normalize = true;   ///< PNG kernels: scale each channel to sum 1
+    int max_side = 8192;     ///< larger kernels are refused
+};
+
+/// Parses a kernel spec: FILE.png, gaussian:SIGMA, box:W[xH], disk:R, motion:LEN[,ANGLE],
+/// laplacian, sharpen:AMOUNT, lowpass:CUTOFF, highpass:CUTOFF, identity (kernel_help() describes
+/// each). Throws Error for an unknown spec, a bad parameter, an unreadable PNG or a kernel above
+/// max_side. Needs no GL context.
+Kernel parse_kernel(const std::string& spec, const KernelOptions& options = {});
+
+/// The kernel table: one "  spec  description" line per kernel.
+std::string kernel_help();
+
+/// A PNG of any kind (grey, RGB, palette, alpha, 1-16 bits, interlaced) as RGBA floats: samples
+/// over their maximum, grey to R = G = B, no alpha to 1. Throws Error "<path>: <problem>".
+Image load_png(const std::string& path);
+/// Writes `image` as an RGBA PNG of `depth` bits (8 or 16), each value rounded to the nearest
+/// sample and clamped to [0, 1]. The file appears whole or not at all (a temporary file renamed);
+/// an existing file is replaced only with `overwrite`.
+void save_png(const std::string& path, const Image& image, int depth = 8, bool overwrite = true);
+
+// ---- Backends and options.
+
+/// Fragment: the paper's chain of fragment programs; Compute: GL 4.3 compute shaders; Fftw: the
+/// CPU (fftfilter's batch filtering; a TextureFilter refuses it); Auto: the fastest GL backend on
+/// the current context (compute on a GPU with GL 4.3, the fast fragment chain elsewhere).
+enum class Backend { Auto, Fragment, Compute, Fftw };
+
+/// Storage of the intermediate textures. RGBA32F is the default and the accurate one.
+enum class Storage { Float32, Float16 };
+
+/// How transforms run. The defaults are the fastest measured; the rest are for experiments.
+struct FftOptions {
+    Backend backend = Backend::Auto;
+    Storage storage = Storage::Float32;  ///< of the intermediate render targets; Float16 is an option, never the default
+    /// Fragment backend: 2 runs the paper's radix-2 chain (Table 1 and 3 as published); 0 (auto)
+    /// the fast chain (radix 16 over eight render targets) wherever the GPU and the size allow it.
+    int radix = 0;
+    bool computed_twiddles = false;  ///< fast chain: W computed in the shader instead of read from the table
+    /// Compute backend: the largest stage radix, 4, 8 or 16; 0 (auto): 4 for lines up to 1024, 8
+    /// above (the fastest on the H200; llvmpipe's JIT also compiles radix 4 quickest).
+    int compute_radix = 0;
+    /// Compute backend: lines per workgroup (1, 2, 4, 8, 16); 0 (auto) as measured fastest.
+    int compute_lines = 0;
+    /// Compute backend: the longest line transformed in one dispatch; longer ones take the
+    /// four-step route (two dispatches). 0 (auto): 4096, the longest a workgroup holds in
+    /// registers without spilling; set, up to 16384 where shared memory allows.
+    int compute_max_line = 0;
+
+    /// Every field, for ordering (caches keyed by options) and comparison.
+    auto fields() const {
+        return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line);
+    }
+    bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
+    bool operator==(const FftOptions& o) const { return fields() == o.fields(); }
+};
+
+/// The smallest-cost length >= `need` that `options`' backend transforms on the current context
+/// (even, prime factors 2, 3, 5 and 7 for the compute backend; powers of two for the radix-2
+/// chain): the size to render into when a frame may be enlarged. Throws Error if none fits the GL.
+int filter_length(int need, const FftOptions& options = {});
+
+// ---- Filtering textures of the caller's context.
+
+/// Texture targets apply() and its kin take (GL_TEXTURE_2D, GL_TEXTURE_RECTANGLE), so that this
+/// header needs no GL header.
+constexpr unsigned kTexture2D = 0x0DE1;
+constexpr unsigned kTextureRectangle = 0x84F5;
+
+/// A texture of the caller's context: its name and target. A bare name means GL_TEXTURE_2D.
+struct TextureRef {
+    unsigned name = 0;
+    unsigned target = kTexture2D;
+    TextureRef(unsigned name, unsigned target = kTexture2D) : name(name), target(target) {}
+};
+
+/// GPU time of the last call (timer queries), filled when asked for.
+struct GpuTimes {
+    double total_ms = 0;
+    std::vector<std::string> labels;  ///< one per pass (fragment) or dispatch (compute)
+    std::vector<double> pass_ms;
+    /// Per program of the paper's Table 3: fft, untangle, scale, tangle, pass, multiply (the
+    /// compute backend's dispatches all count as fft).
+    std::vector<std::pair<std::string, double>> programs;
+};
+
+/// Circular convolution of width x height RGBA textures with one kernel, all four channels at once:
+/// the kernel's spectrum is made once (and again by set_kernel()); each apply() is a forward
+/// transform, a multiply and an inverse transform, plus a copy in and a copy out (framebuffer
+/// blits: any colour-renderable format in or out, e.g. RGBA16F or RGBA32F). Move-only.
+class TextureFilter {
+public:
+    /// A filter for textures of exactly width x height: a size the backend transforms
+    /// (filter_length()); Error names the nearest one otherwise.
+    TextureFilter(int width, int height, const Kernel& kernel, const FftOptions& options = {});
+    /// The same with a kernel spec or PNG file (parse_kernel()).
+    TextureFilter(int width, int height, const std::string& kernel_spec, const FftOptions& options = {});
+    ~TextureFilter();
+    TextureFilter(TextureFilter&&) noexcept;
+    TextureFilter& operator=(TextureFilter&&) noexcept;
+
+    int width() const;
+    int height() const;
+    /// What runs the transforms: "compute", "fragment radix-16" (the fast chain) or "fragment radix-2".
+    std::string backend() const;
+
+    /// A new impulse response; taps beyond the size fold over it (circularly).
+    void set_kernel(const Kernel& kernel);
+
+    /// Filters `input` (a width x height texture of the caller, any float or normalised RGBA
+    /// format) into `output` (the same size, any colour-renderable format). They may be the same
+    /// texture. `times`: the GPU time of the filter's passes (timer queries; the copies not counted).
+    void apply(TextureRef input, TextureRef output, GpuTimes* times = nullptr);
+    /// Filters `input` into the filter's own RGBA32F rectangle texture, which is returned: valid
+    /// until the next call or the filter's end. Sample it with texelFetch.
+    TextureRef apply(TextureRef input, GpuTimes* times = nullptr);
+
+    /// The spectrum of `input` (the paper's compressed layout, Eq. 10: width x height RGBA32F,
+    /// scaled by 1/(width height)) in the filter's own rectangle texture, which is returned.
+    TextureRef forward(TextureRef input);
+    /// The image of a spectrum in that layout (forward()'s, or a texture of the caller) into `output`.
+    void inverse(TextureRef spectrum, TextureRef output);
+    /// The kernel's spectrum in the same layout and scale: what the filter multiplies by.
+    TextureRef kernel_spectrum() const;
+
+    /// CPU conveniences: a width x height image (row 0 first, as Image) filtered, its spectrum, or
+    /// a spectrum's image.
+    Image apply_image(const Image& image);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// ---- The compressed spectrum layout on the CPU.
+
+/// F(u, v) of an M x N real image from a spectrum in the compressed layout (`packed`: M x N RGBA
+/// floats, row 0 first, as read back from forward()'s texture) for channel 0..3: real and
+/// imaginary parts.
+void spectrum_value(const float* packed, int width, int height, int u, int v, int channel, double* re, double* im);
+
+/// FFTW's r2c half spectrum of one channel ((M/2 + 1) x N complex values, interleaved re, im,
+/// index v (M/2 + 1) + u) from the compressed layout, and back.
+std::vector<double> unpack_spectrum(const float* packed, int width, int height, int channel);
+void pack_spectrum(const double* half, int width, int height, int channel, float* packed);
+
+}  // namespace gpufft

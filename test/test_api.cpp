@@ -1,0 +1,384 @@
+// The public API (issue 18): gpufft::TextureFilter on textures of the caller's context, against
+// FFTW in double precision, with the caller's GL state left as it was and every failure one
+// gpufft::Error.
+#include "check.h"
+#include "common.h"
+
+#include <gpufft/gpufft.h>
+
+#include "reference/reference.h"
+
+#include <GL/glew.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+using namespace gpufft;
+using test::Size;
+
+namespace {
+
+// The filter's error against FFTW in double (the core tests' bound, test_core.cpp): relative RMS
+// 1e-6; RGBA16F textures carry 11 bits, so a half-float output is read against 2^-10 relative.
+constexpr double kRelRms = 1e-6;
+constexpr double kHalfRelRms = 2e-3;
+
+GLuint make_texture(GLenum target, GLenum format, int w, int h, const float* rgba) {
+    GLuint t = 0;
+    glGenTextures(1, &t);
+    glBindTexture(target, t);
+    glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexImage2D(target, 0, static_cast<GLint>(format), w, h, 0, GL_RGBA, GL_FLOAT, rgba);
+    glBindTexture(target, 0);
+    return t;
+}
+
+std::vector<float> read_texture(GLenum target, GLuint t, int w, int h) {
+    std::vector<float> out(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
+    glBindTexture(target, t);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glGetTexImage(target, 0, GL_RGBA, GL_FLOAT, out.data());
+    glBindTexture(target, 0);
+    return out;
+}
+
+/// A kernel whose taps are a random image of the filter's size (origin at its centre tap, the
+/// API mirrors it vertically for bottom-up textures), and the impulse response FFTW sees: the
+/// same taps mirrored and rotated to origin (0, 0).
+struct RandomKernel {
+    Kernel kernel;
+    std::vector<float> impulse;
+};
+RandomKernel random_kernel(Size s, unsigned seed) {
+    RandomKernel r;
+    r.kernel.weights = Image(s.m, s.n);
+    r.kernel.weights.rgba = test::random_image(s, seed);
+    r.kernel.cx = s.m / 2;
+    r.kernel.cy = s.n / 2;
+    r.impulse.resize(r.kernel.weights.rgba.size());
+    // Tap (i, j), top row first, lands at (i - cx, cy - j) in a bottom-up texture.
+    for (int j = 0; j < s.n; ++j)
+        for (int i = 0; i < s.m; ++i) {
+            const int x = ((i - r.kernel.cx) % s.m + s.m) % s.m, y = ((r.kernel.cy - j) % s.n + s.n) % s.n;
+            std::memcpy(&r.impulse[(static_cast<size_t>(y) * s.m + x) * 4], r.kernel.weights.at(i, j), 4 * sizeof(float));
+        }
+    return r;
+}
+
+void expect_matches_fftw(const std::string& what, Size s, const std::vector<float>& image, const std::vector<float>& impulse,
+                         const std::vector<float>& out, double bound) {
+    for (int c = 0; c < 4; ++c) {
+        auto ref = reference_circular_convolution(channel_of(image, c), channel_of(impulse, c), s.m, s.n);
+        ErrorStats e = compare(ref, channel_of(out, c));
+        EXPECT(e.rel_rms <= bound, what, " ", s.m, "x", s.n, " channel ", c, ": rel RMS ", e.rel_rms, " (bound ", bound, ")");
+    }
+}
+
+std::vector<FftOptions> backends() {
+    test::context();
+    FftOptions fragment, compute;
+    fragment.backend = Backend::Fragment;
+    compute.backend = Backend::Compute;
+    std::vector<FftOptions> out = {fragment};
+    if (GLEW_VERSION_4_3) out.push_back(compute);
+    return out;
+}
+
+/// The state a caller could have set, read back with plain GL queries (not the library's).
+struct CallerState {
+    GLint program, draw_fbo, read_fbo, active, array_buffer, vertex_array;
+    std::array<GLint, 4> viewport;
+    std::array<std::array<GLint, 2>, 4> textures;  // 2D and rectangle of units 0-3
+    GLboolean blend, depth, scissor, cull;
+    GLint blend_src, blend_dst, blend_equation;
+    std::array<GLboolean, 4> color_mask;
+    std::array<GLfloat, 4> clear_color;
+    GLint image0 = 0, storage0 = 0;
+
+    static CallerState read() {
+        CallerState s{};
+        glGetIntegerv(GL_CURRENT_PROGRAM, &s.program);
+        glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &s.draw_fbo);
+        glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &s.read_fbo);
+        glGetIntegerv(GL_ACTIVE_TEXTURE, &s.active);
+        glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &s.array_buffer);
+        glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &s.vertex_array);
+        glGetIntegerv(GL_VIEWPORT, s.viewport.data());
+        for (int u = 0; u < 4; ++u) {
+            glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(u));
+            glGetIntegerv(GL_TEXTURE_BINDING_2D, &s.textures[u][0]);
+            glGetIntegerv(GL_TEXTURE_BINDING_RECTANGLE, &s.textures[u][1]);
+        }
+        glActiveTexture(static_cast<GLenum>(s.active));
+        s.blend = glIsEnabled(GL_BLEND);
+        s.depth = glIsEnabled(GL_DEPTH_TEST);
+        s.scissor = glIsEnabled(GL_SCISSOR_TEST);
+        s.cull = glIsEnabled(GL_CULL_FACE);
+        glGetIntegerv(GL_BLEND_SRC_RGB, &s.blend_src);
+        glGetIntegerv(GL_BLEND_DST_RGB, &s.blend_dst);
+        glGetIntegerv(GL_BLEND_EQUATION_RGB, &s.blend_equation);
+        glGetBooleanv(GL_COLOR_WRITEMASK, s.color_mask.data());
+        glGetFloatv(GL_COLOR_CLEAR_VALUE, s.clear_color.data());
+        if (GLEW_VERSION_4_3) {
+            glGetIntegeri_v(GL_IMAGE_BINDING_NAME, 0, &s.image0);
+            glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &s.storage0);
+        }
+        return s;
+    }
+    bool operator==(const CallerState& o) const {
+        return program == o.program && draw_fbo == o.draw_fbo && read_fbo == o.read_fbo && active == o.active &&
+               array_buffer == o.array_buffer && vertex_array == o.vertex_array && viewport == o.viewport && textures == o.textures &&
+               blend == o.blend && depth == o.depth && scissor == o.scissor && cull == o.cull && blend_src == o.blend_src &&
+               blend_dst == o.blend_dst && blend_equation == o.blend_equation && color_mask == o.color_mask &&
+               clear_color == o.clear_color && image0 == o.image0 && storage0 == o.storage0;
+    }
+};
+
+std::string describe(const CallerState& a, const CallerState& b) {
+    return check::str("program ", a.program, "/", b.program, ", draw fbo ", a.draw_fbo, "/", b.draw_fbo, ", read fbo ", a.read_fbo, "/",
+                      b.read_fbo, ", active ", a.active, "/", b.active, ", viewport ", a.viewport[2], "/", b.viewport[2], ", unit 1 2D ",
+                      a.textures[1][0], "/", b.textures[1][0], ", blend ", int(a.blend), "/", int(b.blend), ", scissor ", int(a.scissor), "/",
+                      int(b.scissor), ", image 0 ", a.image0, "/", b.image0, ", vertex array ", a.vertex_array, "/", b.vertex_array);
+}
+
+/// Sets state no library pass wants: a program, two framebuffers, textures on four units, a
+/// viewport, blending, depth and scissor tests, a colour mask, a vertex array.
+struct CallerSetup {
+    GLuint program = 0, fbo[2] = {0, 0}, textures[8] = {}, vao = 0, buffer = 0, image = 0;
+
+    CallerSetup() {
+        const char* vs = "#version 120\nvoid main() { gl_Position = gl_Vertex; }\n";
+        const char* fs = "#version 120\nvoid main() { gl_FragColor = vec4(1.0); }\n";
+        program = glCreateProgram();
+        for (auto [type, src] : {std::pair<GLenum, const char*>{GL_VERTEX_SHADER, vs}, {GL_FRAGMENT_SHADER, fs}}) {
+            GLuint sh = glCreateShader(type);
+            glShaderSource(sh, 1, &src, nullptr);
+            glCompileShader(sh);
+            glAttachShader(program, sh);
+            glDeleteShader(sh);
+        }
+        glLinkProgram(program);
+        glUseProgram(program);
+        glGenTextures(8, textures);
+        for (int u = 0; u < 4; ++u) {
+            glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(u));
+            glBindTexture(GL_TEXTURE_2D, textures[2 * u]);
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 4, 4, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+            glBindTexture(GL_TEXTURE_RECTANGLE, textures[2 * u + 1]);
+            glTexImage2D(GL_TEXTURE_RECTANGLE, 0, GL_RGBA8, 4, 4, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+        }
+        glActiveTexture(GL_TEXTURE2);
+        glGenFramebuffers(2, fbo);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo[0]);
+        glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, textures[0], 0);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo[1]);
+        glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, textures[2], 0);
+        glViewport(3, 5, 77, 66);
+        glEnable(GL_BLEND);
+        glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+        glBlendEquation(GL_FUNC_ADD);
+        glEnable(GL_DEPTH_TEST);
+        glEnable(GL_SCISSOR_TEST);
+        glScissor(1, 1, 2, 2);
+        glEnable(GL_CULL_FACE);
+        glColorMask(GL_TRUE, GL_FALSE, GL_TRUE, GL_FALSE);
+        glClearColor(0.25f, 0.5f, 0.75f, 1.0f);
+        glGenVertexArrays(1, &vao);
+        glBindVertexArray(vao);
+        glGenBuffers(1, &buffer);
+        glBindBuffer(GL_ARRAY_BUFFER, buffer);
+        if (GLEW_VERSION_4_3) {
+            image = make_texture(GL_TEXTURE_2D, GL_RGBA32F, 4, 4, nullptr);
+            glBindImageTexture(0, image, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA32F);
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
+        }
+    }
+    ~CallerSetup() {
+        glUseProgram(0);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        glDisable(GL_BLEND);
+        glDisable(GL_DEPTH_TEST);
+        glDisable(GL_SCISSOR_TEST);
+        glDisable(GL_CULL_FACE);
+        glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+        glBindVertexArray(0);
+        glBindBuffer(GL_ARRAY_BUFFER, 0);
+        glActiveTexture(GL_TEXTURE0);
+        if (GLEW_VERSION_4_3) {
+            glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA32F);
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
+        }
+        glDeleteProgram(program);
+        glDeleteFramebuffers(2, fbo);
+        glDeleteTextures(8, textures);
+        if (image) glDeleteTextures(1, &image);
+        glDeleteVertexArrays(1, &vao);
+        glDeleteBuffers(1, &buffer);
+    }
+};
+
+}  // namespace
+
+TEST(texture_filter_matches_fftw) {
+    // RGBA32F 2D textures in and out, a rectangle texture in and the filter's own out, and the
+    // CPU convenience; power-of-two and mixed-radix sizes.
+    for (const FftOptions& o : backends())
+        for (Size s : {Size{64, 32}, Size{48, 40}}) {
+            if (!test::takes({"", o}, s)) continue;
+            const std::string what = o.backend == Backend::Compute ? "compute" : "fragment";
+            RandomKernel k = random_kernel(s, 7);
+            std::vector<float> image = test::random_image(s, 3);
+            TextureFilter filter(s.m, s.n, k.kernel, o);
+            EXPECT(filter.width() == s.m && filter.height() == s.n, what);
+            const GLuint in = make_texture(GL_TEXTURE_2D, GL_RGBA32F, s.m, s.n, image.data());
+            const GLuint out = make_texture(GL_TEXTURE_2D, GL_RGBA32F, s.m, s.n, nullptr);
+            filter.apply(in, out);
+            expect_matches_fftw(what + " 2D in, 2D out", s, image, k.impulse, read_texture(GL_TEXTURE_2D, out, s.m, s.n), kRelRms);
+            const GLuint rect = make_texture(GL_TEXTURE_RECTANGLE, GL_RGBA32F, s.m, s.n, image.data());
+            const GLuint own = filter.apply({rect, kTextureRectangle}).name;
+            expect_matches_fftw(what + " rectangle in, own out", s, image, k.impulse, read_texture(GL_TEXTURE_RECTANGLE, own, s.m, s.n),
+                                kRelRms);
+            // In place: the same texture in and out.
+            filter.apply(in, in);
+            expect_matches_fftw(what + " in place", s, image, k.impulse, read_texture(GL_TEXTURE_2D, in, s.m, s.n), kRelRms);
+            // The CPU convenience takes rows top first: the texture's rows reversed.
+            Image top_first(s.m, s.n);
+            for (int y = 0; y < s.n; ++y) std::memcpy(top_first.at(0, y), &image[static_cast<size_t>(s.n - 1 - y) * s.m * 4], s.m * 4 * sizeof(float));
+            Image filtered = filter.apply_image(top_first);
+            std::vector<float> bottom_up(filtered.rgba.size());
+            for (int y = 0; y < s.n; ++y) std::memcpy(&bottom_up[static_cast<size_t>(s.n - 1 - y) * s.m * 4], filtered.at(0, y), s.m * 4 * sizeof(float));
+            expect_matches_fftw(what + " Image", s, image, k.impulse, bottom_up, kRelRms);
+            GLuint names[3] = {in, out, rect};
+            glDeleteTextures(3, names);
+        }
+}
+
+TEST(half_float_textures_in_and_out) {
+    const Size s{32, 32};
+    for (const FftOptions& o : backends()) {
+        RandomKernel k = random_kernel(s, 11);
+        std::vector<float> image = test::random_image(s, 5);
+        // What the RGBA16F input holds: the image rounded to half floats, read back.
+        const GLuint in = make_texture(GL_TEXTURE_2D, GL_RGBA16F, s.m, s.n, image.data());
+        std::vector<float> held = read_texture(GL_TEXTURE_2D, in, s.m, s.n);
+        const GLuint out = make_texture(GL_TEXTURE_2D, GL_RGBA16F, s.m, s.n, nullptr);
+        TextureFilter filter(s.m, s.n, k.kernel, o);
+        filter.apply(in, out);
+        expect_matches_fftw("RGBA16F", s, held, k.impulse, read_texture(GL_TEXTURE_2D, out, s.m, s.n), kHalfRelRms);
+        GLuint names[2] = {in, out};
+        glDeleteTextures(2, names);
+    }
+}
+
+TEST(spectrum_round_trip_and_layout) {
+    // forward() is the compressed layout of Eq. 10 (unpack_spectrum: FFTW's r2c half spectrum),
+    // inverse() brings the image back.
+    const Size s{32, 16};
+    for (const FftOptions& o : backends()) {
+        std::vector<float> image = test::random_image(s, 9);
+        const GLuint in = make_texture(GL_TEXTURE_2D, GL_RGBA32F, s.m, s.n, image.data());
+        TextureFilter filter(s.m, s.n, "identity", o);
+        const TextureRef spectrum = filter.forward(in);
+        std::vector<float> packed = read_texture(spectrum.target, spectrum.name, s.m, s.n);
+        for (int c = 0; c < 4; ++c) {
+            auto ref = reference_spectrum(channel_of(image, c), s.m, s.n);
+            std::vector<double> got = unpack_spectrum(packed.data(), s.m, s.n, c);
+            std::vector<std::complex<double>> half(ref.size());
+            for (size_t i = 0; i < half.size(); ++i) half[i] = {got[2 * i], got[2 * i + 1]};
+            ErrorStats e = compare(ref, half);
+            EXPECT(e.rel_rms <= kRelRms, "spectrum channel ", c, ": rel RMS ", e.rel_rms);
+            double re = 0, im = 0;
+            spectrum_value(packed.data(), s.m, s.n, 3, 5, c, &re, &im);
+            const std::complex<double> f = ref[5 * (s.m / 2 + 1) + 3];
+            EXPECT(std::abs(re - f.real()) + std::abs(im - f.imag()) <= 1e-5, "spectrum_value(3, 5) channel ", c);
+            // pack_spectrum is unpack's inverse on the values it writes.
+            std::vector<float> repacked(packed.size());
+            for (int ch = 0; ch < 4; ++ch) pack_spectrum(unpack_spectrum(packed.data(), s.m, s.n, ch).data(), s.m, s.n, ch, repacked.data());
+            EXPECT(repacked == packed, "pack_spectrum(unpack_spectrum(x)) == x");
+        }
+        const GLuint back = make_texture(GL_TEXTURE_2D, GL_RGBA32F, s.m, s.n, nullptr);
+        filter.inverse(spectrum, back);
+        std::vector<float> got = read_texture(GL_TEXTURE_2D, back, s.m, s.n);
+        for (int c = 0; c < 4; ++c) {
+            ErrorStats e = compare(channel_of(image, c), channel_of(got, c));
+            EXPECT(e.rel_rms <= kRelRms, "inverse(forward(x)) channel ", c, ": rel RMS ", e.rel_rms);
+        }
+        GLuint names[2] = {in, back};
+        glDeleteTextures(2, names);
+    }
+}
+
+TEST(gl_state_is_left_as_found) {
+    const Size s{32, 32};
+    std::vector<float> image = test::random_image(s, 1);
+    for (const FftOptions& o : backends()) {
+        CallerSetup caller;
+        const GLuint in = make_texture(GL_TEXTURE_2D, GL_RGBA32F, s.m, s.n, image.data());
+        const GLuint out = make_texture(GL_TEXTURE_2D, GL_RGBA16F, s.m, s.n, nullptr);
+        glBindTexture(GL_TEXTURE_2D, caller.textures[4]);  // make_texture unbound unit 2's
+        const CallerState before = CallerState::read();
+        {
+            TextureFilter filter(s.m, s.n, "gaussian:2", o);
+            EXPECT(CallerState::read() == before, "after construction: ", describe(before, CallerState::read()));
+            filter.apply(in, out);
+            EXPECT(CallerState::read() == before, "after apply: ", describe(before, CallerState::read()));
+            filter.apply(in);
+            filter.set_kernel(parse_kernel("disk:3"));
+            filter.inverse(filter.forward(in), out);
+            EXPECT(CallerState::read() == before, "after forward, inverse, set_kernel: ", describe(before, CallerState::read()));
+            try {
+                filter.apply(in, 987654);  // throws after the input copy
+            } catch (const Error&) {
+            }
+            EXPECT(CallerState::read() == before, "after a failed apply: ", describe(before, CallerState::read()));
+        }
+        EXPECT(CallerState::read() == before, "after destruction: ", describe(before, CallerState::read()));
+        EXPECT(glGetError() == GL_NO_ERROR, "no GL error left behind");
+        GLuint names[2] = {in, out};
+        glDeleteTextures(2, names);
+    }
+}
+
+TEST(failures_are_one_line_errors) {
+    test::context();
+    auto message = [](auto&& f) -> std::string {
+        try {
+            f();
+        } catch (const Error& e) {
+            return e.what();
+        } catch (const std::exception& e) {
+            return std::string("not a gpufft::Error: ") + e.what();
+        }
+        return "no error";
+    };
+    auto expect_says = [](const std::string& got, const std::string& part) {
+        EXPECT(got.find(part) != std::string::npos && got.find('\n') == std::string::npos, "'", got, "' should say '", part, "'");
+    };
+    FftOptions compute;
+    compute.backend = Backend::Compute;
+    if (GLEW_VERSION_4_3) {
+        expect_says(message([&] { TextureFilter(1366, 768, "gaussian:2", compute); }), "does not transform a width of 1366; the nearest it takes is 1372");
+        EXPECT(filter_length(1366, compute) == 1372, filter_length(1366, compute));
+    }
+    expect_says(message([] { TextureFilter(64, 64, "nosuch:3"); }), "kernel 'nosuch:3'");
+    expect_says(message([] { TextureFilter(64, 64, "/nonexistent/k.png"); }), "/nonexistent/k.png");
+    FftOptions cpu;
+    cpu.backend = Backend::Fftw;
+    expect_says(message([&] { TextureFilter(64, 64, "identity", cpu); }), "fftw backend");
+    expect_says(message([] { TextureFilter(0, 64, "identity"); }), "width must be within");
+    TextureFilter filter(16, 16, "identity");
+    const GLuint small = make_texture(GL_TEXTURE_2D, GL_RGBA32F, 8, 16, nullptr);
+    expect_says(message([&] { filter.apply(small); }), "is 8x16, the filter's size is 16x16");
+    expect_says(message([&] { filter.apply(123456); }), "is not a texture");
+    expect_says(message([&] { filter.apply({small, kTextureRectangle}); }), "is not a GL_TEXTURE_RECTANGLE texture");
+    expect_says(message([&] { filter.apply_image(Image(4, 4)); }), "the image is 4x4");
+    glDeleteTextures(1, &small);
+    // Without a current context (a new thread has none).
+    std::string no_context;
+    std::thread([&] { no_context = message([] { TextureFilter(16, 16, "identity"); }); }).join();
+    expect_says(no_context, "no current OpenGL context");
+    EXPECT(std::string(version()) == GPUFFT_VERSION, version());
+}
