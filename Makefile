@@ -71,7 +71,8 @@ DEMO_FILTERS := gaussian:4 disk:6 motion:25,30 sharpen:1.5 lowpass:0.1 highpass:
 .PHONY: all deps test bench demo images cufft fuzz fuzzers clean tsan install uninstall man
 # Keep the objects of tools and tests: they are not intermediate files to delete.
 .SECONDARY:
-all: deps $(TOOLS) $(TESTS) $(SHLIB)
+# The shared library is not built under the sanitizers (their runtime belongs to the executable).
+all: deps $(TOOLS) $(TESTS) $(if $(SANFLAGS),,$(SHLIB))
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done | tr '\n' ' '); \

@@ -2,8 +2,8 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests compare cufft large variants bench passes probe batch sizes
-#                                        sizes_batch stream all
+#   test/device.sh [steps...]     steps: info tests api compare cufft peers large variants bench passes probe
+#                                        batch sizes sizes_variants sizes_batch stream all
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
 set -uo pipefail
@@ -27,11 +27,32 @@ if has tests; then
     TAIL=15 run test_core bin/test/test_core
     TAIL=8 run test_fftcompare bin/test/test_fftcompare
 fi
+if has api; then  # the public API on the GPU's driver: results, GL state, errors
+    TAIL=8 run test_api bin/test/test_api
+fi
 if has compare; then
     run fftcompare bin/fftcompare --sizes 128,256,512,1024,2048,4096,1024x256,256x1024,2048x512
 fi
 if has cufft && [ -x bin/cufft_filter ]; then  # the peer: make cufft (needs nvcc)
     run cufft bin/cufft_filter 1024 2048 4096 8192
+fi
+if has peers; then  # every side queued back to back (issue 17): VkFFT's fused convolution and cuFFT from
+                   # ../shared/peers (copied here into the ignored out/peers with fftw3.h in out/peers/include,
+                   # and carried; never into the project), test/cufft_filter.cu, and ours
+    export PATH=$PATH:/usr/local/cuda/bin LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64
+    if [ -d out/peers ] && command -v nvcc >/dev/null; then
+        (cd out/peers && nvcc -O3 -arch=sm_90 -DVKFFT_BACKEND=1 -Ivkfft-headers vkfft_filter.cu -o /tmp/vkfft_filter \
+            -L/usr/local/nvidia/lib64 -lcuda -lnvrtc && nvcc -O3 -arch=sm_90 cufft_queued.cu -o /tmp/cufft_queued -lcufft) \
+            > "$out/peers_build.txt" 2>&1
+        [ -f /opt/gl/usr/lib/x86_64-linux-gnu/libfftw3.so.3 ] && nvcc -O3 -std=c++17 -arch=sm_90 -Iout/peers/include test/cufft_filter.cu \
+            -o /tmp/cufft_filter -lcufft -L/opt/gl/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 >> "$out/peers_build.txt" 2>&1
+        for n in ${PEER_SIZES:-1024 2048 4096 8192 16384}; do
+            [ -x /tmp/vkfft_filter ] && TAIL=3 run "vkfft_$n" /tmp/vkfft_filter "$n" 200
+            [ -x /tmp/cufft_queued ] && TAIL=3 run "cufft_queued_$n" /tmp/cufft_queued "$n" 200
+        done
+        [ -x /tmp/cufft_filter ] && run cufft_filter /tmp/cufft_filter ${PEER_SIZES:-1024 2048 4096 8192 16384}
+    fi
+    run peers_ours bin/fftcompare --pass-costs --backend compute --sizes $(echo ${PEER_SIZES:-1024 2048 4096 8192 16384} | tr ' ' ',')
 fi
 if has large; then  # the compute backend's four-step sizes: GPU time per dispatch (no FFTW)
     run large bin/fftcompare --pass-costs --backend compute --sizes 4096,8192,16384
@@ -58,10 +79,15 @@ if has batch; then  # the batch pipeline end to end: bit-identity of the GPU con
 fi
 if has sizes; then  # mixed-radix sizes beside their powers of two, and the fragment chain's passes by radix
     run sizes_compute bin/fftcompare --backend compute --max-ratio 1.5 \
-        --sizes 1000,1024,1536,2048,1920x1080,2000x1152,2048x1024,3000,3072
+        --sizes 1000,1024,1536,2048,1920x1080,2000x1152,2048x1024,3000,3072,4096,6000,6144
     run sizes_compute_large bin/fftcompare --pass-costs --backend compute --sizes 4096,6000,8192
     run sizes_fragment bin/fftcompare --backend fragment --max-ratio 1.5 --sizes 1000,1024,1920x1080,2000x1152,2048x1024,2048
     run sizes_fragment_passes bin/fftcompare --pass-costs --backend fragment --sizes 1000,1024,1920x1080,2048
+fi
+if has sizes_variants; then  # mixed lines under other radices and lines per workgroup, per dispatch
+    for v in "" "--compute-radix 8" "--compute-lines 1" "--compute-lines 2" "--compute-lines 4" "--compute-lines 8"; do
+        TAIL=30 run "sizes_variant${v// /_}" bin/fftcompare --pass-costs --backend compute $v --sizes 1024,1000,2048x1024,1920x1080,2000x1152
+    done
 fi
 if has sizes_batch; then  # a 1920x1080 batch on the planner's grid beside the power-of-two grid of the
                           # build before (bin/old/fftfilter, where carried), and with -b wrap

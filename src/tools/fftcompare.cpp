@@ -41,6 +41,7 @@ struct Options {
     std::vector<Size> sizes;
     std::string input, kernel;
     int repeat = 0;  // 0: about a second's worth per measurement, 3..50
+    int queue = 0;  // filters queued back to back for the throughput figure; 0: 200 (as the peers) or 0.1 s' worth
     double warm_up = 0.3;  // seconds of untimed GPU work before GPU timings
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     double max_error = 1e-6;
@@ -81,6 +82,11 @@ std::vector<OptionSpec> option_specs(Options& o) {
          [&o](const std::string& v) { o.kernel = v; }},
         {"repeat", 0, "K", "timed runs per measurement (default: about one second's worth, 3..50)",
          [&o](const std::string& v) { o.repeat = parse_int(v, "--repeat", 1, 100000); }},
+        {"queue", 0, "K",
+         "the queued figure: K filters back to back, one wait, GPU time per filter\n"
+         "(timestamps around the queue; default 200 as the cuFFT and VkFFT peers, or\n"
+         "fewer where 200 take more than 0.1 s, at least 3)",
+         [&o](const std::string& v) { o.queue = parse_int(v, "--queue", 1, 100000); }},
         {"warm-up", 0, "S",
          "seconds of untimed GPU work before GPU timings (default 0.3: a GPU\n"
          "clocks up only under load)",
@@ -192,6 +198,7 @@ struct Row {
     Size size;
     Errors gpu_spectrum, fftwf_spectrum, gpu_filter, fftwf_filter;
     double gpu_ms = 0, upload_ms = 0, filter_wall_ms = 0, download_ms = 0, fftwf1_ms = 0, fftwfn_ms = 0;
+    double queued_ms = 0;  ///< per filter, o.queue filters queued back to back with one wait
 };
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
@@ -222,6 +229,22 @@ void corrupt(const Texture& t) {
 }
 
 /// One size: FFTW's references and fftwf once, then each GPU implementation on the same data.
+/// Throughput as the peers (../shared/peers) measure theirs: o.queue filters queued back to back
+/// with one wait, the GPU time from a timestamp before the first to one after the last, per filter
+/// (median of 3 queues). `single_ms` (one filter's time) sizes the default queue.
+double queued_ms(const Options& o, Filter& filter, Fft2D& fft, double single_ms) {
+    const int queue = o.queue ? o.queue : std::clamp(static_cast<int>(100.0 / std::max(single_ms, 1e-3)), 3, 200);
+    GpuTimer timer;
+    std::vector<double> ms;
+    for (int q = 0; q < 3; ++q) {
+        timer.begin();
+        for (int k = 0; k < queue; ++k) filter.apply(fft.input(), fft.output());
+        timer.end();
+        ms.push_back(timer.milliseconds() / queue);
+    }
+    return median(ms);
+}
+
 std::vector<Row> measure(ProgramCache& programs, const Options& o, const PngImage* png, const Kernel* kernel, Size s,
                          const std::vector<FftOptions>& implementations) {
     std::vector<float> image = make_image(o, png, s, 1000u + static_cast<unsigned>(s.m * 7 + s.n));
@@ -290,6 +313,9 @@ std::vector<Row> measure(ProgramCache& programs, const Options& o, const PngImag
                 timer.end();
                 return timer.milliseconds();
             });
+            // Throughput as the peers measure theirs: a queue of filters, one wait, GPU time from a
+            // timestamp before the first to one after the last (median of 3 queues).
+            row.queued_ms = queued_ms(o, filter, *fft, row.gpu_ms);
             row.upload_ms = median_ms(o.repeat, [&] { return wall_ms([&] { fft->input().upload(image.data()); glFinish(); }); });
             row.filter_wall_ms = median_ms(o.repeat, [&] { return wall_ms([&] { filter.apply(fft->input(), fft->output()); glFinish(); }); });
             std::vector<float> out(image.size());
@@ -316,22 +342,24 @@ void print_table(const std::vector<Row>& rows, const Options& o, const std::stri
                     r.gpu_filter.max_abs, r.fftwf_filter.max_abs);
     if (!o.speed) return;
     std::printf("\nSpeed of the whole filter (forward + multiply + inverse, 4 channels), median ms\n");
-    std::printf("%-18s %-10s | %9s | %8s %8s %8s | %10s %10s | %8s %8s\n", "implementation", "size", "GPU", "upload", "wall", "download",
+    std::printf("%-18s %-10s | %9s %9s | %8s %8s %8s | %10s %10s | %8s %8s\n", "implementation", "size", "GPU", "queued", "upload", "wall", "download",
                 "fftwf 1T", ("fftwf " + std::to_string(o.threads) + "T").c_str(), "vs 1T", ("vs " + std::to_string(o.threads) + "T").c_str());
     for (const Row& r : rows)
-        std::printf("%-18s %-10s | %9.3f | %8.3f %8.3f %8.3f | %10.3f %10.3f | %7.2fx %7.2fx\n", r.implementation.c_str(), size_name(r.size).c_str(), r.gpu_ms,
-                    r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms, ratio(r.fftwf1_ms, r.gpu_ms),
+        std::printf("%-18s %-10s | %9.4f %9.4f | %8.3f %8.3f %8.3f | %10.3f %10.3f | %7.2fx %7.2fx\n", r.implementation.c_str(), size_name(r.size).c_str(),
+                    r.gpu_ms, r.queued_ms, r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms, ratio(r.fftwf1_ms, r.gpu_ms),
                     ratio(r.fftwfn_ms, r.gpu_ms));
-    std::printf("(GPU: timer query of the filter; wall: the same with glFinish; vs: fftwf time / GPU time)\n");
+    std::printf("(GPU: timer query of one filter, median; queued: %s filters back to back with one wait, GPU time per\n"
+                " filter; wall: one filter with glFinish; vs: fftwf time / GPU time)\n",
+                o.queue ? std::to_string(o.queue).c_str() : "200 (or 0.1 s' worth)");
 }
 
 void print_csv(const std::vector<Row>& rows) {
     std::printf("implementation,size,width,height,gpu_spectrum_rel_rms,fftwf_spectrum_rel_rms,gpu_filter_rel_rms,fftwf_filter_rel_rms,"
-                "gpu_filter_max_abs,fftwf_filter_max_abs,gpu_ms,upload_ms,filter_wall_ms,download_ms,fftwf_1t_ms,fftwf_nt_ms\n");
+                "gpu_filter_max_abs,fftwf_filter_max_abs,gpu_ms,upload_ms,filter_wall_ms,download_ms,fftwf_1t_ms,fftwf_nt_ms,gpu_queued_ms\n");
     for (const Row& r : rows)
-        std::printf("%s,%s,%d,%d,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", r.implementation.c_str(), size_name(r.size).c_str(), r.size.m, r.size.n,
+        std::printf("%s,%s,%d,%d,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.5f\n", r.implementation.c_str(), size_name(r.size).c_str(), r.size.m, r.size.n,
                     r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms, r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms, r.gpu_filter.max_abs,
-                    r.fftwf_filter.max_abs, r.gpu_ms, r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms);
+                    r.fftwf_filter.max_abs, r.gpu_ms, r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms, r.queued_ms);
 }
 
 void print_json(const std::vector<Row>& rows, const Options& o, const std::string& gpu, const std::string& cpu) {
@@ -342,10 +370,10 @@ void print_json(const std::vector<Row>& rows, const Options& o, const std::strin
         std::printf("%s\n  {\"implementation\": \"%s\", \"size\": \"%s\", \"width\": %d, \"height\": %d, "
                     "\"spectrum\": {\"gpu_rel_rms\": %.4e, \"fftwf_rel_rms\": %.4e, \"gpu_max_abs\": %.4e, \"fftwf_max_abs\": %.4e}, "
                     "\"filter\": {\"gpu_rel_rms\": %.4e, \"fftwf_rel_rms\": %.4e, \"gpu_max_abs\": %.4e, \"fftwf_max_abs\": %.4e}, "
-                    "\"ms\": {\"gpu\": %.4f, \"upload\": %.4f, \"filter_wall\": %.4f, \"download\": %.4f, \"fftwf_1t\": %.4f, \"fftwf_nt\": %.4f}}",
+                    "\"ms\": {\"gpu\": %.4f, \"gpu_queued\": %.5f, \"upload\": %.4f, \"filter_wall\": %.4f, \"download\": %.4f, \"fftwf_1t\": %.4f, \"fftwf_nt\": %.4f}}",
                     i ? "," : "", r.implementation.c_str(), size_name(r.size).c_str(), r.size.m, r.size.n, r.gpu_spectrum.rel_rms, r.fftwf_spectrum.rel_rms,
                     r.gpu_spectrum.max_abs, r.fftwf_spectrum.max_abs, r.gpu_filter.rel_rms, r.fftwf_filter.rel_rms, r.gpu_filter.max_abs,
-                    r.fftwf_filter.max_abs, r.gpu_ms, r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms);
+                    r.fftwf_filter.max_abs, r.gpu_ms, r.queued_ms, r.upload_ms, r.filter_wall_ms, r.download_ms, r.fftwf1_ms, r.fftwfn_ms);
     }
     std::printf("\n]}\n");
 }
@@ -429,8 +457,9 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
                 download.push_back(d);
                 for (size_t k = 0; k < p.pass_ms.size() && k < per.size(); ++k) per[k].push_back(p.pass_ms[k] * 1e3);
             }
-            std::printf("\n%s (%s): filter %.4f ms in %zu dispatches; read-back %.3f ms\n", size_name(s).c_str(), base->name().c_str(),
-                        median(total), labels.size(), median(download));
+            const double queued = queued_ms(o, filter, *base, median(total));
+            std::printf("\n%s (%s): filter %.4f ms in %zu dispatches, %.4f ms a filter queued; read-back %.3f ms\n", size_name(s).c_str(),
+                        base->name().c_str(), median(total), labels.size(), queued, median(download));
             for (size_t k = 0; k < labels.size(); ++k) std::printf("  %-36s %10.1f us\n", labels[k].c_str(), median(per[k]));
             continue;
         }
