@@ -13,11 +13,17 @@
 //         the image rows that rows u_strip_origin, u_strip_origin + 1, ... of the boundary-extended
 //         image read, already resolved on the CPU (beyond the top and bottom edges too), so only
 //         columns are extended here; BOUNDARY_ZERO rows beyond the edges are zero.
-// Variants: BOUNDARY_*, PREMULTIPLY, WIDE, STRIP. u_channels (1-4) is a uniform: one program serves every format.
+//         With TEXTURE, the image is not samples but a float RGBA rectangle texture, u_src (a frame
+//         the public API pads to its filter's grid: extend_texture() in gpu_samples.cpp).
+// Variants: BOUNDARY_*, PREMULTIPLY, WIDE, STRIP, TEXTURE. u_channels (1-4) is a uniform: one program serves every format.
 layout(local_size_x = 16, local_size_y = 16) in;
 
+#ifdef TEXTURE
+uniform sampler2DRect u_src;
+#else
 layout(std430, binding = 1) readonly buffer Stored { uint u_stored[]; };
 uniform sampler2DRect u_table;
+#endif
 layout(rgba32f, binding = 0) writeonly uniform image2DRect u_grid;
 uniform ivec2 u_image_size;
 uniform ivec2 u_origin;
@@ -43,6 +49,7 @@ int source_index(int i, int n) {
 #endif
 }
 
+#ifndef TEXTURE
 // Sample c of pixel (x, y).
 uint stored(int x, int y, int c) {
     uint i = (uint(y) * uint(u_image_size.x) + uint(x)) * uint(u_channels) + uint(c);
@@ -54,6 +61,7 @@ uint stored(int x, int y, int c) {
 }
 
 vec2 value(uint stored) { return texelFetch(u_table, ivec2(int(stored & 255u), int(stored >> 8))).rg; }
+#endif
 
 void main() {
     ivec2 g = ivec2(gl_GlobalInvocationID.xy);
@@ -70,6 +78,9 @@ void main() {
     int y = source_index(u_origin.y + g.y, u_image_size.y);
 #endif
     vec4 p = vec4(0.0);
+#ifdef TEXTURE
+    if (x >= 0 && y >= 0) p = texelFetch(u_src, ivec2(x, y));
+#else
     if (x >= 0 && y >= 0) {
         p.rgb = u_channels <= 2 ? vec3(value(stored(x, y, 0)).r)
                                 : vec3(value(stored(x, y, 0)).r, value(stored(x, y, 1)).r, value(stored(x, y, 2)).r);
@@ -79,5 +90,6 @@ void main() {
         p.rgb = premultiplied;
 #endif
     }
+#endif
     imageStore(u_grid, g, p);
 }

@@ -9,6 +9,7 @@
 #include "gl/context.h"
 #include "gl/state.h"
 #include "image/convolve.h"
+#include "image/gpu_samples.h"
 #include "image/kernels.h"
 #include "image/png_io.h"
 
@@ -58,6 +59,15 @@ const char* target_name(unsigned target) {
     return target == kTexture2D ? "GL_TEXTURE_2D" : target == kTextureRectangle ? "GL_TEXTURE_RECTANGLE" : "?";
 }
 
+/// The kernel mirrored vertically: textures are stored bottom row first, kernels given top row first.
+Kernel bottom_up(const Kernel& k) {
+    Kernel m = k;
+    const int w = k.weights.width, h = k.weights.height;
+    for (int y = 0; y < h; ++y) std::copy_n(k.weights.at(0, h - 1 - y), 4 * static_cast<size_t>(w), m.weights.at(0, y));
+    m.cy = h - 1 - k.cy;
+    return m;
+}
+
 }  // namespace
 
 const char* version() { return GPUFFT_VERSION; }
@@ -84,39 +94,72 @@ int filter_length(int need, const FftOptions& options) {
 
 struct TextureFilter::Impl {
     int width, height;
+    Boundary boundary;
+    FftOptions options;
+    LengthModel lengths;
     ProgramCache programs;
     std::unique_ptr<Fft2D> fft;
     std::unique_ptr<Filter> filter;
-    RenderTarget input, output, spectrum;
+    bool padded = false;
+    AxisTiling tx, ty;  // the grid along each axis (padded: one overlap-save tile)
+    RenderTarget input, grid, output, spectrum;
     FramebufferHandle caller_fbo;
 
-    Impl(int w, int h, const Kernel& kernel, const FftOptions& options) : width(w), height(h) {
+    Impl(int w, int h, const Kernel& kernel, const FftOptions& o, Boundary b) : width(w), height(h), boundary(b), options(o) {
         if (options.backend == Backend::Fftw) throw Error("the fftw backend filters on the CPU, not textures");
-        const LengthModel lengths = fft_lengths(options);
-        for (auto [n, axis] : {std::pair<int, const char*>{w, "width"}, {h, "height"}}) {
-            if (n < 2 || n > max_texture_side())
-                throw Error(std::to_string(w) + "x" + std::to_string(h) + ": the " + axis + " must be within 2 .. " +
-                            std::to_string(max_texture_side()) + " on this GL");
-            if (!lengths.allowed(n)) {
-                const long long near = lengths.best(n, max_texture_side());
-                throw Error(std::to_string(w) + "x" + std::to_string(h) + ": the " + lengths.name + " backend does not transform a " +
-                            axis + " of " + std::to_string(n) +
-                            (near ? "; the nearest it takes is " + std::to_string(near) + " (gpufft::filter_length)" : ""));
-            }
-        }
-        fft = make_fft(programs, w, h, options);
+        const std::string size = std::to_string(w) + "x" + std::to_string(h);
+        if (w < 1 || h < 1 || std::max(w, h) > max_texture_side())
+            throw Error(size + ": the width and height must be within 1 .. " + std::to_string(max_texture_side()) + " on this GL");
+        lengths = fft_lengths(options);
+        padded = !(b == Boundary::Wrap && lengths.allowed(w) && lengths.allowed(h));
+        if (padded && !GLEW_VERSION_4_3)
+            throw Error(size + " with " + boundary_name(b) + " needs padding, which needs compute shaders (GL 4.3); without, the size must be one the " +
+                        lengths.name + " backend transforms (gpufft::filter_length) and the boundary wrap");
         input = RenderTarget(w, h);
-        output = RenderTarget(w, h);
         caller_fbo = new_framebuffer();
         set_kernel(kernel);
     }
 
+    /// The kernel's spectrum on the grid it needs: the transform, grid and output are made again
+    /// where a padded filter's grid changes with the kernel's extent.
     void set_kernel(const Kernel& kernel) {
         if (kernel.weights.width < 1 || kernel.weights.height < 1 || kernel.weights.rgba.size() != kernel.weights.pixels() * 4)
             throw Error("kernel '" + kernel.name + "': its weights are not width x height RGBA floats");
-        upload_impulse_response(kernel, fft->input(), true);
+        const Kernel k = bottom_up(kernel);
+        AxisTiling x, y;
+        if (padded) {
+            std::tie(x, y) = tile_image(width, height, k, boundary, TileCaps{gpu_max_fft(), gpu_max_fft()}, lengths);
+            if (x.tiles(width) > 1 || y.tiles(height) > 1)
+                throw Error(std::to_string(width) + "x" + std::to_string(height) + " with kernel '" + kernel.name + "' needs a grid above " +
+                            std::to_string(gpu_max_fft()) + ", which this GL cannot take: a TextureFilter filters one grid");
+        } else {
+            x.fft = width;
+            y.fft = height;
+        }
+        if (!fft || x.fft != tx.fft || y.fft != ty.fft) {
+            filter.reset();
+            fft = make_fft(programs, x.fft, y.fft, options);
+            output = RenderTarget(x.fft, y.fft);
+            grid = padded ? RenderTarget(x.fft, y.fft) : RenderTarget();
+        }
+        tx = x;
+        ty = y;
+        upload_impulse_response(k, fft->input());
         if (filter) filter->set_impulse_response(fft->input());
         else filter = std::make_unique<Filter>(*fft, fft->input());
+    }
+
+    /// What the transforms take: the frame itself, or the frame extended to the grid.
+    const Texture& transform_input() {
+        if (!padded) return input.texture();
+        extend_texture(programs, input.texture(), boundary, -tx.lead, -ty.lead, grid.texture());
+        return grid.texture();
+    }
+
+    void require_unpadded(const char* what) const {
+        if (padded)
+            throw Error(std::string(what) + " needs an unpadded filter (Boundary::Wrap at a size the " + lengths.name + " backend transforms); this one pads " +
+                        std::to_string(width) + "x" + std::to_string(height) + " to " + std::to_string(tx.fft) + "x" + std::to_string(ty.fft));
     }
 
     /// Attaches the caller's texture to caller_fbo as `binding` (GL_READ_FRAMEBUFFER or
@@ -158,21 +201,23 @@ struct TextureFilter::Impl {
         detach(GL_READ_FRAMEBUFFER);
         check_gl("copying the input texture");
     }
-    void copy_out(const RenderTarget& from, TextureRef to) {
+    /// `from`'s width x height texels from (x0, y0) into the caller's texture.
+    void copy_out(const RenderTarget& from, TextureRef to, int x0 = 0, int y0 = 0) {
         attach(GL_DRAW_FRAMEBUFFER, to, "output");
         const GLenum buffer = GL_COLOR_ATTACHMENT0;
         glDrawBuffers(1, &buffer);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, from.framebuffer());
         glReadBuffer(GL_COLOR_ATTACHMENT0);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, caller_fbo.get());
-        glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+        glBlitFramebuffer(x0, y0, x0 + width, y0 + height, 0, 0, width, height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
         detach(GL_DRAW_FRAMEBUFFER);
         check_gl("copying to the output texture");
     }
 
+    /// Filters the frame in `input` into `output` (at (tx.lead, ty.lead) when padded).
     void run_filter(GpuTimes* times) {
         Profile profile;
-        filter->apply(input.texture(), output, times ? &profile : nullptr);
+        filter->apply(transform_input(), output, times ? &profile : nullptr);
         if (times) {
             times->total_ms = profile.total_ms;
             times->labels = profile.pass_labels;
@@ -185,11 +230,11 @@ struct TextureFilter::Impl {
     }
 };
 
-TextureFilter::TextureFilter(int width, int height, const Kernel& kernel, const FftOptions& options)
-    : impl_(guarded([&] { return std::make_unique<Impl>(width, height, kernel, options); })) {}
+TextureFilter::TextureFilter(int width, int height, const Kernel& kernel, const FftOptions& options, Boundary boundary)
+    : impl_(guarded([&] { return std::make_unique<Impl>(width, height, kernel, options, boundary); })) {}
 
-TextureFilter::TextureFilter(int width, int height, const std::string& kernel_spec, const FftOptions& options)
-    : TextureFilter(width, height, parse_kernel(kernel_spec), options) {}
+TextureFilter::TextureFilter(int width, int height, const std::string& kernel_spec, const FftOptions& options, Boundary boundary)
+    : TextureFilter(width, height, parse_kernel(kernel_spec), options, boundary) {}
 
 TextureFilter::~TextureFilter() {
     if (impl_ && glGetString(GL_VERSION)) {
@@ -211,6 +256,8 @@ TextureFilter& TextureFilter::operator=(TextureFilter&& other) noexcept {
 
 int TextureFilter::width() const { return impl_->width; }
 int TextureFilter::height() const { return impl_->height; }
+int TextureFilter::grid_width() const { return impl_->tx.fft; }
+int TextureFilter::grid_height() const { return impl_->ty.fft; }
 std::string TextureFilter::backend() const { return impl_->fft->name(); }
 
 void TextureFilter::set_kernel(const Kernel& kernel) {
@@ -221,21 +268,26 @@ void TextureFilter::apply(TextureRef input, TextureRef output, GpuTimes* times) 
     guarded([&] {
         impl_->copy_in(input, impl_->input, "input");
         impl_->run_filter(times);
-        impl_->copy_out(impl_->output, output);
+        impl_->copy_out(impl_->output, output, impl_->tx.lead, impl_->ty.lead);
     });
 }
 
 TextureRef TextureFilter::apply(TextureRef input, GpuTimes* times) {
     return guarded([&] {
-        impl_->copy_in(input, impl_->input, "input");
-        impl_->run_filter(times);
-        return TextureRef(impl_->output.texture().id(), kTextureRectangle);
+        Impl& m = *impl_;
+        m.copy_in(input, m.input, "input");
+        m.run_filter(times);
+        if (!m.padded) return TextureRef(m.output.texture().id(), kTextureRectangle);
+        // The frame's part of the grid, into the (now free) input target.
+        m.copy_out(m.output, TextureRef(m.input.texture().id(), kTextureRectangle), m.tx.lead, m.ty.lead);
+        return TextureRef(m.input.texture().id(), kTextureRectangle);
     });
 }
 
 TextureRef TextureFilter::forward(TextureRef input) {
     return guarded([&] {
         Impl& m = *impl_;
+        m.require_unpadded("forward()");
         if (!m.spectrum.framebuffer()) m.spectrum = RenderTarget(m.width, m.height);
         m.copy_in(input, m.input, "input");
         m.fft->forward(m.input.texture(), m.spectrum);
@@ -247,6 +299,7 @@ TextureRef TextureFilter::forward(TextureRef input) {
 void TextureFilter::inverse(TextureRef spectrum, TextureRef output) {
     guarded([&] {
         Impl& m = *impl_;
+        m.require_unpadded("inverse()");
         m.copy_in(spectrum, m.input, "spectrum");
         m.fft->inverse(m.input.texture(), m.output);
         check_gl("the inverse transform");
@@ -269,7 +322,8 @@ Image TextureFilter::apply_image(const Image& image) {
             std::copy_n(image.at(0, m.height - 1 - y), row, flipped.begin() + static_cast<std::ptrdiff_t>(y * row));
         m.input.texture().upload(flipped.data());
         m.run_filter(nullptr);
-        m.output.download(flipped.data());
+        if (m.padded) m.copy_out(m.output, TextureRef(m.input.texture().id(), kTextureRectangle), m.tx.lead, m.ty.lead);
+        (m.padded ? m.input : m.output).download(flipped.data());
         Image out(m.width, m.height);
         for (int y = 0; y < m.height; ++y)
             std::copy_n(flipped.begin() + static_cast<std::ptrdiff_t>(y * row), row, out.at(0, m.height - 1 - y));

@@ -91,6 +91,14 @@ void save_png(const std::string& path, const Image& image, int depth = 8, bool o
 /// the current context (compute on a GPU with GL 4.3, the fast fragment chain elsewhere).
 enum class Backend { Auto, Fragment, Compute, Fftw };
 
+/// What lies beyond an image's edges (fftfilter's -b).
+enum class Boundary {
+    Reflect,  ///< mirrored with the edge pixel repeated: ... c b a | a b c ... (half-sample symmetric)
+    Clamp,    ///< the edge pixel repeated
+    Zero,     ///< transparent black
+    Wrap,     ///< periodic: the paper's circular convolution
+};
+
 /// Storage of the intermediate textures. RGBA32F is the default and the accurate one.
 enum class Storage { Float32, Float16 };
 
@@ -149,27 +157,36 @@ struct GpuTimes {
     std::vector<std::pair<std::string, double>> programs;
 };
 
-/// Circular convolution of width x height RGBA textures with one kernel, all four channels at once:
-/// the kernel's spectrum is made once (and again by set_kernel()); each apply() is a forward
-/// transform, a multiply and an inverse transform, plus a copy in and a copy out (framebuffer
-/// blits: any colour-renderable format in or out, e.g. RGBA16F or RGBA32F). Move-only.
+/// Convolution of width x height RGBA textures with one kernel, all four channels at once: the
+/// kernel's spectrum is made once (and again by set_kernel()); each apply() is a forward transform,
+/// a multiply and an inverse transform, plus a copy in and a copy out (framebuffer blits: any
+/// colour-renderable format in or out, e.g. RGBA16F or RGBA32F). Move-only.
+///
+/// With Boundary::Wrap at a size the backend transforms (filter_length()), the filter is the
+/// paper's circular convolution at that size, nothing padded. Any other size or boundary pads the
+/// frame to the cheapest grid of at least size + kernel - 1 per axis, extended by the boundary rule
+/// on the GPU (compute shaders: GL 4.3), and gives fftfilter's result for that rule (`-b`).
 class TextureFilter {
 public:
-    /// A filter for textures of exactly width x height: a size the backend transforms
-    /// (filter_length()); Error names the nearest one otherwise.
-    TextureFilter(int width, int height, const Kernel& kernel, const FftOptions& options = {});
+    /// A filter for textures of width x height.
+    TextureFilter(int width, int height, const Kernel& kernel, const FftOptions& options = {}, Boundary boundary = Boundary::Wrap);
     /// The same with a kernel spec or PNG file (parse_kernel()).
-    TextureFilter(int width, int height, const std::string& kernel_spec, const FftOptions& options = {});
+    TextureFilter(int width, int height, const std::string& kernel_spec, const FftOptions& options = {},
+                  Boundary boundary = Boundary::Wrap);
     ~TextureFilter();
     TextureFilter(TextureFilter&&) noexcept;
     TextureFilter& operator=(TextureFilter&&) noexcept;
 
     int width() const;
     int height() const;
+    /// The transform's size: width x height, or the padded grid.
+    int grid_width() const;
+    int grid_height() const;
     /// What runs the transforms: "compute", "fragment radix-16" (the fast chain) or "fragment radix-2".
     std::string backend() const;
 
-    /// A new impulse response; taps beyond the size fold over it (circularly).
+    /// A new impulse response, no larger than the first (a padded grid stays as it is); taps
+    /// beyond an unpadded size fold over it (circularly).
     void set_kernel(const Kernel& kernel);
 
     /// Filters `input` (a width x height texture of the caller, any float or normalised RGBA
@@ -182,6 +199,7 @@ public:
 
     /// The spectrum of `input` (the paper's compressed layout, Eq. 10: width x height RGBA32F,
     /// scaled by 1/(width height)) in the filter's own rectangle texture, which is returned.
+    /// forward() and inverse() need an unpadded filter (Wrap at a size the backend transforms).
     TextureRef forward(TextureRef input);
     /// The image of a spectrum in that layout (forward()'s, or a texture of the caller) into `output`.
     void inverse(TextureRef spectrum, TextureRef output);

@@ -16,13 +16,7 @@
 
 namespace gpufft {
 
-/// What lies beyond the image edge.
-enum class Boundary {
-    Reflect,  ///< mirrored with the edge pixel repeated: ... c b a | a b c ... (half-sample symmetric)
-    Clamp,    ///< the edge pixel repeated
-    Zero,     ///< transparent black
-    Wrap,     ///< periodic: the paper's circular convolution
-};
+// Boundary (what lies beyond the image edge) is public: gpufft/gpufft.h.
 Boundary parse_boundary(const std::string& name);  ///< throws gpufft::Error on an unknown name
 const char* boundary_name(Boundary b);
 

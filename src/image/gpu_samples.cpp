@@ -166,10 +166,39 @@ void SampleIo::upload_rows(const std::vector<const unsigned char*>& rows, int wi
     check_gl("uploading samples");
 }
 
-void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int origin_y, const Texture& grid) {
+namespace {
+
+/// unpack.comp's boundary variant: "BOUNDARY_REFLECT", ...
+std::string boundary_define(Boundary b) {
     std::string boundary = boundary_name(b);
     for (char& ch : boundary) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    std::vector<std::string> defines = {"BOUNDARY_" + boundary};
+    return "BOUNDARY_" + boundary;
+}
+
+/// The uniforms both of unpack.comp's inputs share, the grid bound as image 0, and the dispatch.
+void unpack_into(const GlProgram& p, int width, int height, int origin_x, int origin_y, const Texture& grid) {
+    glBindImageTexture(0, grid.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+    p.set_ivec2(Uniform::ImageSize, width, height);
+    p.set_ivec2(Uniform::Origin, origin_x, origin_y);
+    p.set_ivec2(Uniform::Extent, grid.width(), grid.height());
+    dispatch(grid.width(), grid.height());
+    // The filter samples the grid next.
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+}
+
+}  // namespace
+
+void extend_texture(ProgramCache& programs, const Texture& image, Boundary b, int origin_x, int origin_y, const Texture& grid) {
+    const GlProgram& p = programs.get({"", "unpack.comp", {boundary_define(b), "TEXTURE"}, false});
+    p.use();
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_RECTANGLE, image.id());
+    unpack_into(p, image.width(), image.height(), origin_x, origin_y, grid);
+    check_gl("extending a frame to its grid");
+}
+
+void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int origin_y, const Texture& grid) {
+    std::vector<std::string> defines = {boundary_define(b)};
     if (c.premultiply) defines.push_back("PREMULTIPLY");
     if (depth_ == 16) defines.push_back("WIDE");
     if (strip_) defines.push_back("STRIP");
@@ -179,16 +208,10 @@ void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int o
     slots_[next_].in.bind(1);
     bind_rect(GL_TEXTURE5, t.texture.get());
     glActiveTexture(GL_TEXTURE0);
-    glBindImageTexture(0, grid.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
-    p.set_ivec2(Uniform::ImageSize, width_, height_);
-    p.set_ivec2(Uniform::Origin, origin_x, origin_y);
-    p.set_ivec2(Uniform::Extent, grid.width(), grid.height());
     p.set(Uniform::Channels, c.in_channels);
     if (strip_) p.set(Uniform::StripOrigin, strip_origin_);
-    dispatch(grid.width(), grid.height());
+    unpack_into(p, width_, height_, origin_x, origin_y, grid);
     StorageBuffer::unbind(1);
-    // The filter samples the grid next.
-    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
 }
 
 void SampleIo::pack(const SampleConversion& c, const Texture& result, int origin_x, int origin_y, const Region& out) {

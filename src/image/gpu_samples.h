@@ -22,7 +22,6 @@
 
 namespace gpufft {
 
-enum class Boundary;  // convolve.h
 
 /// How one image's stored samples become floats and the filtered floats the output's samples.
 struct SampleConversion {
@@ -39,6 +38,10 @@ std::vector<float> decode_table(int depth, bool linear, const Transfer& t);
 /// 256 RG pairs a row: entry k in 1..2^depth - 1 is the smallest float that write_png's rounding
 /// (after from_linear for colour with `linear`) takes to k or more; .r colour, .g alpha.
 std::vector<float> encode_table(int depth, bool linear, const Transfer& t);
+
+/// Fills `grid` (RGBA32F) with the float RGBA texture `image` read from (origin_x, origin_y) on,
+/// extended beyond its edges by rule `b`: unpack.comp's TEXTURE variant (GL 4.3 compute shaders).
+void extend_texture(ProgramCache& programs, const Texture& image, Boundary b, int origin_x, int origin_y, const Texture& grid);
 
 /// What the current context lets SampleIo take: the samples travel in storage buffers and the
 /// packed output in an integer texture.
