@@ -22,6 +22,11 @@ namespace gpufft {
 
 namespace {
 
+/// Drops pending GL errors (at most a few: a lost context may report one on every call).
+void clear_gl_errors() {
+    for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i) {}
+}
+
 /// Checks that a context is current and GLEW's entry points are loaded (the caller may use
 /// another loader): the library's calls go through GLEW's.
 void require_context() {
@@ -31,7 +36,7 @@ void require_context() {
         const GLenum status = glewInit();
         if (status != GLEW_OK && status != GLEW_ERROR_NO_GLX_DISPLAY)
             throw Error(std::string("cannot load OpenGL entry points: ") + reinterpret_cast<const char*>(glewGetErrorString(status)));
-        while (glGetError() != GL_NO_ERROR) {}
+        clear_gl_errors();
     }
     if (!glUseProgram || !glBindFramebuffer || !glBlitFramebuffer)
         throw Error("the OpenGL context lacks programs or framebuffer objects (GL 3.0 is needed)");
@@ -42,8 +47,7 @@ template <class F>
 auto guarded(F&& f) -> decltype(f()) {
     try {
         require_context();
-        // Errors the caller left pending are not ours to report (check_gl reads them).
-        while (glGetError() != GL_NO_ERROR) {}
+        clear_gl_errors();  // errors the caller left pending are not ours to report (check_gl reads them)
         SavedGlState saved;
         return f();
     } catch (const Error&) {
