@@ -7,10 +7,12 @@
 #include <gpufft/gpufft.h>
 
 #include "image/convolve.h"
+#include "image/png_io.h"
 #include "reference/reference.h"
 
 #include <GL/glew.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -75,6 +77,27 @@ void expect_matches_fftw(const std::string& what, Size s, const std::vector<floa
         auto ref = reference_circular_convolution(channel_of(image, c), channel_of(impulse, c), s.m, s.n);
         ErrorStats e = compare(ref, channel_of(out, c));
         EXPECT(e.rel_rms <= bound, what, " ", s.m, "x", s.n, " channel ", c, ": rel RMS ", e.rel_rms, " (bound ", bound, ")");
+    }
+}
+
+/// `got` against direct convolution in double of `image` (rows top first) under rule `b`.
+void expect_direct_convolution(const std::string& what, const Image& image, const Kernel& k, Boundary b, const Image& got) {
+    const int m = image.width, n = image.height;
+    for (int c = 0; c < 4; ++c) {
+        std::vector<double> ref(static_cast<size_t>(m) * n), out(ref.size());
+        for (int y = 0; y < n; ++y)
+            for (int x = 0; x < m; ++x) {
+                double sum = 0;
+                for (int j = 0; j < k.weights.height; ++j)
+                    for (int i = 0; i < k.weights.width; ++i) {
+                        const long long ix = boundary_index(x + k.cx - i, m, b), iy = boundary_index(y + k.cy - j, n, b);
+                        if (ix >= 0 && iy >= 0) sum += double(k.weights.at(i, j)[c]) * image.at(int(ix), int(iy))[c];
+                    }
+                ref[static_cast<size_t>(y) * m + x] = sum;
+                out[static_cast<size_t>(y) * m + x] = got.at(x, y)[c];
+            }
+        ErrorStats e = compare(ref, out);
+        EXPECT(e.rel_rms <= kRelRms, what, " channel ", c, ": rel RMS ", e.rel_rms);
     }
 }
 
@@ -276,22 +299,7 @@ TEST(padded_sizes_follow_each_boundary_rule) {
             TextureFilter filter(s.m, s.n, k, o, b);
             EXPECT(filter.grid_width() >= s.m + 4 && filter.grid_height() >= s.n + 2, what, ": grid ", filter.grid_width(), "x", filter.grid_height());
             Image got = filter.apply_image(image);
-            for (int c = 0; c < 4; ++c) {
-                std::vector<double> ref(s.m * s.n), out(s.m * s.n);
-                for (int y = 0; y < s.n; ++y)
-                    for (int x = 0; x < s.m; ++x) {
-                        double sum = 0;
-                        for (int j = 0; j < 3; ++j)
-                            for (int i = 0; i < 5; ++i) {
-                                const long long ix = boundary_index(x + k.cx - i, s.m, b), iy = boundary_index(y + k.cy - j, s.n, b);
-                                if (ix >= 0 && iy >= 0) sum += double(k.weights.at(i, j)[c]) * image.at(int(ix), int(iy))[c];
-                            }
-                        ref[y * s.m + x] = sum;
-                        out[y * s.m + x] = got.at(x, y)[c];
-                    }
-                ErrorStats e = compare(ref, out);
-                EXPECT(e.rel_rms <= kRelRms, what, " channel ", c, ": rel RMS ", e.rel_rms);
-            }
+            expect_direct_convolution(what, image, k, b, got);
             // The same through textures: the frame bottom row first, out into a caller's RGBA32F.
             std::vector<float> bottom_up(image.rgba.size());
             for (int y = 0; y < s.n; ++y) std::memcpy(&bottom_up[static_cast<size_t>(s.n - 1 - y) * s.m * 4], image.at(0, y), s.m * 4 * sizeof(float));
@@ -316,6 +324,57 @@ TEST(padded_sizes_follow_each_boundary_rule) {
         refused = std::string(e.what()).find("needs an unpadded filter") != std::string::npos;
     }
     EXPECT(refused, "forward() on a padded filter");
+}
+
+TEST(image_filter_in_memory) {
+    // The public ImageFilter (what fftfilter runs): any size, a boundary rule, tiles; floats
+    // against direct convolution in double, stored samples through the GPU against the floats
+    // (quantised the same way), and the caller's GL state left alone.
+    test::context();
+    const Size s{61, 45};
+    Kernel k;
+    k.weights = Image(7, 4);
+    k.weights.rgba = test::random_image({7, 4}, 5);
+    k.cx = 2;
+    k.cy = 1;
+    Image image(s.m, s.n);
+    for (float& v : image.rgba) v = 0.5f;
+    std::vector<float> noise = test::random_image(s, 8);
+    for (size_t i = 0; i < noise.size(); ++i) image.rgba[i] += 0.5f * noise[i];
+    CallerSetup caller;
+    const CallerState before = CallerState::read();
+    for (int max_fft : {0, 32}) {  // whole, then tiles of 32
+        ImageFilter filter(k, {}, Boundary::Reflect, max_fft);
+        Image got = filter.apply(image);
+        EXPECT(CallerState::read() == before, "after apply: ", describe(before, CallerState::read()));
+        EXPECT(filter.last().tiles == (max_fft ? filter.tiling(s.m, s.n).first.tiles(s.m) * filter.tiling(s.m, s.n).second.tiles(s.n) : 1),
+               "tiles ", filter.last().tiles);
+        expect_direct_convolution(check::str("max_fft ", max_fft), image, k, Boundary::Reflect, got);
+        if (!ImageFilter::sample_limits().supported) continue;
+        // 8-bit RGBA samples of the same image through the GPU's sample path.
+        Samples in;
+        in.resize(s.m, s.n, 4, 8);
+        for (size_t i = 0; i < in.data.size(); ++i) in.data[i] = static_cast<unsigned char>(std::lround(image.rgba[i] * 255));
+        Image expected = filter.apply(samples_to_image(in));  // the CPU's conversions
+        SampleConversion conversion;
+        filter.submit(in, conversion);
+        Samples out = filter.collect();
+        EXPECT(CallerState::read() == before, "after submit and collect: ", describe(before, CallerState::read()));
+        long worst = 0;
+        for (size_t i = 0; i < out.data.size() && out.data.size() == in.data.size(); ++i)
+            worst = std::max(worst, std::labs(long(out.data[i]) - long(quantise_sample(expected.rgba[i], 255))));
+        EXPECT(out.data.size() == in.data.size() && worst == 0, "samples against the floats: ", worst, " steps");
+    }
+    ImageFilter filter(k, {}, Boundary::Zero);
+    Image spectrum = filter.spectrum(image);
+    EXPECT(spectrum.width == 64 && spectrum.height == 64, "the spectrum of 61x45 on 64x64: ", spectrum.width, "x", spectrum.height);
+    EXPECT(CallerState::read() == before, "after spectrum: ", describe(before, CallerState::read()));
+    SynthSpec synth;
+    synth.width = 64;
+    synth.height = 32;
+    Image texture = synthesize(synth);
+    EXPECT(texture.width == 64 && texture.height == 32, "synthesize's size");
+    EXPECT(CallerState::read() == before, "after synthesize: ", describe(before, CallerState::read()));
 }
 
 TEST(half_float_textures_in_and_out) {

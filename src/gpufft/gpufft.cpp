@@ -12,6 +12,7 @@
 #include "image/gpu_samples.h"
 #include "image/kernels.h"
 #include "image/png_io.h"
+#include "image/spectral.h"
 
 #include <algorithm>
 #include <complex>
@@ -70,6 +71,19 @@ Kernel bottom_up(const Kernel& k) {
     for (int y = 0; y < h; ++y) std::copy_n(k.weights.at(0, h - 1 - y), 4 * static_cast<size_t>(w), m.weights.at(0, y));
     m.cy = h - 1 - k.cy;
     return m;
+}
+
+/// Frees a filter's GL objects with the caller's state saved (deleting a bound object would unbind
+/// it); without a current context there is nothing to free them in.
+template <class Impl>
+void release(std::unique_ptr<Impl>& impl) {
+    if (!impl) return;
+    if (glGetString(GL_VERSION)) {
+        SavedGlState saved;
+        impl.reset();
+    } else {
+        impl.reset();
+    }
 }
 
 }  // namespace
@@ -240,19 +254,11 @@ TextureFilter::TextureFilter(int width, int height, const Kernel& kernel, const 
 TextureFilter::TextureFilter(int width, int height, const std::string& kernel_spec, const FftOptions& options, Boundary boundary)
     : TextureFilter(width, height, parse_kernel(kernel_spec), options, boundary) {}
 
-TextureFilter::~TextureFilter() {
-    if (impl_ && glGetString(GL_VERSION)) {
-        SavedGlState saved;  // deleting bound objects would unbind them
-        impl_.reset();
-    }
-}
+TextureFilter::~TextureFilter() { release(impl_); }
 TextureFilter::TextureFilter(TextureFilter&&) noexcept = default;
 TextureFilter& TextureFilter::operator=(TextureFilter&& other) noexcept {
     if (this != &other) {
-        if (impl_ && glGetString(GL_VERSION)) {
-            SavedGlState saved;
-            impl_.reset();
-        }
+        release(impl_);
         impl_ = std::move(other.impl_);
     }
     return *this;
@@ -332,6 +338,71 @@ Image TextureFilter::apply_image(const Image& image) {
         for (int y = 0; y < m.height; ++y)
             std::copy_n(flipped.begin() + static_cast<std::ptrdiff_t>(y * row), row, out.at(0, m.height - 1 - y));
         return out;
+    });
+}
+
+struct ImageFilter::Impl {
+    ProgramCache programs;
+    Boundary boundary;
+    FftOptions options;
+    std::unique_ptr<Convolver> convolver;
+};
+
+ImageFilter::ImageFilter(const Kernel& kernel, const FftOptions& options, Boundary boundary, int max_fft)
+    : impl_(guarded([&] {
+          auto m = std::make_unique<Impl>();
+          m->boundary = boundary;
+          m->options = options;
+          ConvolveOptions co;
+          co.boundary = boundary;
+          co.max_fft = max_fft;
+          co.fft = options;
+          m->convolver = std::make_unique<Convolver>(m->programs, kernel, co);
+          return m;
+      })) {}
+
+ImageFilter::~ImageFilter() { release(impl_); }
+ImageFilter::ImageFilter(ImageFilter&&) noexcept = default;
+ImageFilter& ImageFilter::operator=(ImageFilter&& other) noexcept {
+    if (this != &other) {
+        release(impl_);
+        impl_ = std::move(other.impl_);
+    }
+    return *this;
+}
+
+Image ImageFilter::apply(const Image& image, TileCaps caps) {
+    return guarded([&] { return impl_->convolver->apply(image, caps); });
+}
+void ImageFilter::submit(const Samples& in, const SampleConversion& conversion, TileCaps caps) {
+    guarded([&] { impl_->convolver->submit(in, conversion, caps); });
+}
+void ImageFilter::submit_strip(const std::vector<const unsigned char*>& rows, int origin, int first, int count, int width, int height,
+                               const SampleConversion& conversion, TileCaps caps) {
+    guarded([&] { impl_->convolver->submit_strip(rows, origin, first, count, width, height, conversion, caps); });
+}
+void ImageFilter::prepare(int width, int height, TileCaps caps) {
+    guarded([&] { impl_->convolver->prepare(width, height, caps); });
+}
+Samples ImageFilter::collect(double* gpu_ms) {
+    return guarded([&] { return impl_->convolver->collect(gpu_ms); });
+}
+size_t ImageFilter::pending() const { return impl_->convolver->pending(); }
+std::pair<AxisTiling, AxisTiling> ImageFilter::tiling(int width, int height, TileCaps caps) const {
+    return guarded([&] { return impl_->convolver->tiling(width, height, caps); });
+}
+const FilterStats& ImageFilter::last() const { return impl_->convolver->last(); }
+SampleLimits ImageFilter::sample_limits() {
+    return guarded([] { return SampleIo::limits(); });
+}
+Image ImageFilter::spectrum(const Image& image) {
+    return guarded([&] { return spectrum_image(impl_->programs, image, impl_->boundary, impl_->options); });
+}
+
+Image synthesize(const SynthSpec& spec, const FftOptions& options) {
+    return guarded([&] {
+        ProgramCache programs;
+        return synthesize(programs, spec, options);
     });
 }
 

@@ -215,6 +215,126 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// ---- Filtering images in memory.
+
+/// How one axis of an image is split: FFT length, output block per tile, and where kernel and tile start.
+struct AxisTiling {
+    int fft = 0;            ///< a length the transform takes
+    int block = 0;          ///< output pixels per tile
+    bool circular = false;  ///< wrap on an axis the FFT takes whole: the whole axis, circularly, no padding
+    int kernel_shift = 0;   ///< kernel tap i sits at index (i - kernel_shift) mod fft
+    int lead = 0;           ///< a tile starting at output b reads input from b - lead; output q is at q + lead
+    int tiles(int length) const { return (length + block - 1) / block; }
+};
+
+/// The largest FFT a tiling may take per axis (0: the filter's own limit): how images too large to
+/// hold whole are cut into strips.
+struct TileCaps {
+    int x = 0, y = 0;
+};
+
+/// Samples as stored, row 0 first, channels interleaved: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA.
+/// `depth` 8 or 16 as read (palette expanded to RGB(A), grey below 8 bits to 8, tRNS to alpha;
+/// 16-bit samples in native byte order); for writing also 1, 2 or 4 (one byte per sample).
+struct Samples {
+    int width = 0, height = 0, channels = 0, depth = 8;
+    std::vector<unsigned char> data;
+
+    size_t bytes_per_sample() const { return depth == 16 ? 2 : 1; }
+    size_t row_bytes() const { return static_cast<size_t>(width) * static_cast<size_t>(channels) * bytes_per_sample(); }
+    void resize(int w, int h, int c, int d) {
+        width = w, height = h, channels = c, depth = d;
+        data.resize(row_bytes() * static_cast<size_t>(h));
+    }
+    unsigned char* row(int y) { return data.data() + row_bytes() * static_cast<size_t>(y); }
+    const unsigned char* row(int y) const { return data.data() + row_bytes() * static_cast<size_t>(y); }
+};
+
+/// A transfer curve: sRGB, or a power law (encoded = linear^gamma).
+struct Transfer {
+    bool srgb = true;
+    double gamma = 1 / 2.2;  ///< when !srgb
+};
+
+/// How one image's stored samples become floats and the filtered floats the output's samples.
+struct SampleConversion {
+    int in_channels = 4, in_depth = 8;    ///< as stored (8 or 16)
+    int out_channels = 4, out_depth = 8;  ///< of the output (depth 1, 2, 4, 8 or 16)
+    bool linear = false;                  ///< colour decoded to linear light and encoded back
+    Transfer transfer;
+    bool premultiply = false;             ///< colour times alpha before filtering (never divided back here)
+};
+
+/// What the current context's sample path takes: the samples travel in storage buffers and the
+/// packed output in an integer texture.
+struct SampleLimits {
+    bool supported = false;        ///< GL 4.3 compute shaders and storage buffers
+    long long max_bytes = 0;       ///< GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+    int max_side = 0;              ///< of a rectangle texture
+    /// True if an image of these samples fits, in and out (channels and depth of each).
+    bool fits(int width, int height, int in_channels, int in_depth, int out_channels, int out_depth) const;
+};
+
+/// What the last image (or strip) filtered took.
+struct FilterStats {
+    int tiles = 0, fft_width = 0, fft_height = 0;
+    double gpu_ms = 0;    ///< summed GPU time of the filter runs (timer queries)
+    double setup_ms = 0;  ///< wall time spent making a transform and kernel spectrum for a new size
+};
+
+/// Filters images in memory of any size with one kernel on the current context, under a boundary
+/// rule, in overlap-save tiles where a grid would exceed `max_fft` (0: the GPU's largest power of
+/// two) or the caps given: what fftfilter runs. Transforms and kernel spectra are made once per
+/// grid size and kept for the last three sizes. Move-only; destroy it with its context current.
+class ImageFilter {
+public:
+    ImageFilter(const Kernel& kernel, const FftOptions& options = {}, Boundary boundary = Boundary::Reflect, int max_fft = 0);
+    ~ImageFilter();
+    ImageFilter(ImageFilter&&) noexcept;
+    ImageFilter& operator=(ImageFilter&&) noexcept;
+
+    /// Float RGBA in [0, 1], row 0 the top.
+    Image apply(const Image& image, TileCaps caps = {});
+    /// The same filter on stored samples, every conversion on the GPU (GL 4.3): only the samples
+    /// cross the bus, and the output samples equal apply()'s on the same floats bit for bit. Queued
+    /// without waiting: collect() returns the oldest submitted image's output; at most two wait
+    /// (collect() before a third submit()).
+    void submit(const Samples& in, const SampleConversion& conversion, TileCaps caps = {});
+    /// One strip of an image streamed by rows: rows[i] holds the samples of the image row that row
+    /// `origin` + i of the boundary-extended image reads (null: a zero row); the strip's outputs
+    /// are image rows `first` .. `first` + `count` - 1, collect()ed as submit()'s.
+    void submit_strip(const std::vector<const unsigned char*>& rows, int origin, int first, int count, int width, int height,
+                      const SampleConversion& conversion, TileCaps caps);
+    /// Makes now what submitting a width x height image will need, so the first does not wait.
+    void prepare(int width, int height, TileCaps caps = {});
+    Samples collect(double* gpu_ms = nullptr);
+    size_t pending() const;
+    /// The tiling of a width x height image along each axis.
+    std::pair<AxisTiling, AxisTiling> tiling(int width, int height, TileCaps caps = {}) const;
+    const FilterStats& last() const;
+    /// What the sample path takes on the current context.
+    static SampleLimits sample_limits();
+
+    /// The centred log-magnitude spectrum of `image` (Figure 4b, fftfilter --spectrum): the image
+    /// extended by this filter's boundary rule to the next power of two per axis, transformed, and
+    /// shown as an image of that size.
+    Image spectrum(const Image& image);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// A random-phase texture (Figure 5): |F(f)| ~ |f|^-power, phases uniform from `seed`.
+struct SynthSpec {
+    int width = 512, height = 512;
+    double power = 2;     ///< |F(f)| = |f|^-power (f in cycles per pixel); 0 is white noise
+    unsigned seed = 1;
+    bool colour = false;  ///< independent phases per channel (else grey)
+};
+/// Made by an inverse transform on the current context.
+Image synthesize(const SynthSpec& spec, const FftOptions& options = {});
+
 // ---- The compressed spectrum layout on the CPU.
 
 /// F(u, v) of an M x N real image from a spectrum in the compressed layout (`packed`: M x N RGBA

@@ -7,12 +7,10 @@
 
 namespace gpufft {
 
+// Transfer (a transfer curve) is public: gpufft/gpufft.h.
+
 /// The transfer curve a PNG states: sRGB (an sRGB chunk, or no colour information at all), or a
 /// power law from gAMA. An iCCP profile without sRGB or gAMA is taken as sRGB.
-struct Transfer {
-    bool srgb = true;
-    double gamma = 1 / 2.2;  ///< file gamma (encoded = linear^gamma) when !srgb
-};
 Transfer transfer_of(const PngFormat& format);
 
 /// One value from encoded to linear light, and back (clamped to [0, 1]): what the Image versions

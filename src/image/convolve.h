@@ -23,15 +23,7 @@ const char* boundary_name(Boundary b);
 /// Index into [0, n) that coordinate i (any integer) reads under rule b; -1 means "zero".
 long long boundary_index(long long i, long long n, Boundary b);
 
-/// How one axis is split: FFT length, output block per tile, and where kernel and tile start.
-struct AxisTiling {
-    int fft = 0;            ///< a length the transform takes (LengthModel)
-    int block = 0;          ///< output pixels per tile
-    bool circular = false;  ///< wrap on an axis the FFT takes whole: the whole axis, circularly, no padding
-    int kernel_shift = 0;   ///< kernel tap i sits at index (i - kernel_shift) mod fft
-    int lead = 0;           ///< a tile starting at output b reads input from b - lead; output q is at q + lead
-    int tiles(int length) const { return (length + block - 1) / block; }
-};
+// AxisTiling (how one axis is split into tiles) is public: gpufft/gpufft.h.
 
 /// The tiling of an axis of `length` for a kernel of `size` centred at `centre`: one FFT of the
 /// length `lengths` rates cheapest from image + kernel - 1 up (or the whole axis, for wrap on a
@@ -39,11 +31,7 @@ struct AxisTiling {
 /// length. Throws gpufft::Error if the kernel leaves no room for output.
 AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths);
 
-/// The largest FFT a tiling may take per axis (0: the filter's own limit): how images too large to
-/// hold whole are cut into strips (strips.h).
-struct TileCaps {
-    int x = 0, y = 0;
-};
+// TileCaps (the largest FFT a tiling may take per axis) is public: gpufft/gpufft.h.
 
 /// The tiling of a width x height image along each axis (tile_axis), each axis's FFT at most
 /// `largest` of that axis.
@@ -101,11 +89,7 @@ public:
     const LengthModel& lengths() const { return lengths_; }
     int max_fft() const { return options_.max_fft; }
 
-    struct Stats {
-        int tiles = 0, fft_width = 0, fft_height = 0;
-        double gpu_ms = 0;  ///< summed GPU time of the filter runs (timer queries)
-        double setup_ms = 0;  ///< wall time spent making a transform and kernel spectrum for a new size
-    };
+    using Stats = FilterStats;  // public: gpufft/gpufft.h
     const Stats& last() const { return last_; }
 
 private:

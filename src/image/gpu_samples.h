@@ -23,14 +23,7 @@
 namespace gpufft {
 
 
-/// How one image's stored samples become floats and the filtered floats the output's samples.
-struct SampleConversion {
-    int in_channels = 4, in_depth = 8;    ///< as read_png_samples gives them (8 or 16)
-    int out_channels = 4, out_depth = 8;  ///< of the output format (depth 1, 2, 4, 8 or 16)
-    bool linear = false;                  ///< colour decoded to linear light and encoded back
-    Transfer transfer;
-    bool premultiply = false;             ///< colour times alpha before filtering (never divided back here)
-};
+// SampleConversion is public: gpufft/gpufft.h.
 
 /// 256 RG pairs a row: the float of each stored value of `depth` bits, .r colour (to_linear with
 /// `linear`), .g alpha.
@@ -43,15 +36,7 @@ std::vector<float> encode_table(int depth, bool linear, const Transfer& t);
 /// extended beyond its edges by rule `b`: unpack.comp's TEXTURE variant (GL 4.3 compute shaders).
 void extend_texture(ProgramCache& programs, const Texture& image, Boundary b, int origin_x, int origin_y, const Texture& grid);
 
-/// What the current context lets SampleIo take: the samples travel in storage buffers and the
-/// packed output in an integer texture.
-struct SampleLimits {
-    bool supported = false;        ///< GL 4.3 compute shaders and storage buffers
-    long long max_bytes = 0;       ///< GL_MAX_SHADER_STORAGE_BLOCK_SIZE
-    int max_side = 0;              ///< of a rectangle texture
-    /// True if an image of these samples fits, in and out (channels and depth of each).
-    bool fits(int width, int height, int in_channels, int in_depth, int out_channels, int out_depth) const;
-};
+// SampleLimits is public: gpufft/gpufft.h.
 
 /// The GL side: sample buffers, tables, programs and the packed output, reused across images and
 /// grown to the largest one. The samples go up and come back as plain buffer copies

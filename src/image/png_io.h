@@ -33,22 +33,7 @@ struct PngFormat {
     std::string describe() const;
 };
 
-/// Samples as stored, row 0 first, channels interleaved: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA.
-/// `depth` 8 or 16 as read (palette expanded to RGB(A), grey below 8 bits to 8, tRNS to alpha;
-/// 16-bit samples in native byte order); for writing also 1, 2 or 4 (one byte per sample).
-struct Samples {
-    int width = 0, height = 0, channels = 0, depth = 8;
-    std::vector<unsigned char> data;
-
-    size_t bytes_per_sample() const { return depth == 16 ? 2 : 1; }
-    size_t row_bytes() const { return static_cast<size_t>(width) * static_cast<size_t>(channels) * bytes_per_sample(); }
-    void resize(int w, int h, int c, int d) {
-        width = w, height = h, channels = c, depth = d;
-        data.resize(row_bytes() * static_cast<size_t>(h));
-    }
-    unsigned char* row(int y) { return data.data() + row_bytes() * static_cast<size_t>(y); }
-    const unsigned char* row(int y) const { return data.data() + row_bytes() * static_cast<size_t>(y); }
-};
+// Samples (stored samples as a PNG holds them) are public: gpufft/gpufft.h.
 
 struct PngImage {
     Image image;  ///< samples / (2^depth - 1), expanded to RGBA (grey to R = G = B, no alpha to 1)

@@ -14,12 +14,7 @@ namespace gpufft {
 /// size, the image extended by `boundary` to fill it. The result has that size.
 Image spectrum_image(ProgramCache& programs, const Image& image, Boundary boundary, const FftOptions& options = {});
 
-struct SynthSpec {
-    int width = 512, height = 512;
-    double power = 2;     ///< |F(f)| = |f|^-power (f in cycles per pixel); 0 is white noise
-    unsigned seed = 1;
-    bool colour = false;  ///< independent phases per channel (else grey)
-};
+// SynthSpec is public: gpufft/gpufft.h.
 
 /// "WxH[:power=P][:seed=S][:colour]"; throws UsageError.
 SynthSpec parse_synth(const std::string& spec);

@@ -99,11 +99,12 @@ public:
     virtual Samples collect() = 0;
 };
 
-/// The GPU filters the strips (Convolver::submit_strip: samples up, converted, filtered and
-/// packed there), two in flight.
+/// The GPU filters the strips (submit_strip() of a Convolver, or of the public ImageFilter that
+/// fftfilter holds: samples up, converted, filtered and packed there), two in flight.
+template <class GpuFilter>
 class GpuStrips : public StripFilter {
 public:
-    GpuStrips(Convolver& convolver, int width, int height, const SampleConversion& c, TileCaps caps)
+    GpuStrips(GpuFilter& convolver, int width, int height, const SampleConversion& c, TileCaps caps)
         : convolver_(convolver), width_(width), height_(height), c_(c), caps_(caps) {}
     void submit(const std::vector<const unsigned char*>& rows, int origin, int first, int count) override {
         convolver_.submit_strip(rows, origin, first, count, width_, height_, c_, caps_);
@@ -118,7 +119,7 @@ public:
     double gpu_ms() const { return gpu_ms_; }
 
 private:
-    Convolver& convolver_;
+    GpuFilter& convolver_;
     int width_, height_;
     SampleConversion c_;
     TileCaps caps_;

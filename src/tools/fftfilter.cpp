@@ -278,10 +278,9 @@ std::vector<Job> shard(std::vector<Job> jobs, int k, int n) {
     return part;
 }
 
-/// The GL context and programs.
+/// The GL context (the GPU work itself goes through the public API: gpufft::ImageFilter).
 struct Gpu {
     HeadlessContext context;
-    ProgramCache programs;
     explicit Gpu(const ContextOptions& options) : context(options) { require_fragment_chain_support(); }
 };
 
@@ -335,7 +334,7 @@ unsigned channels_used(const PngFormat& f, bool per_channel_kernel) {
 }
 
 /// "1 tile of 4096x4096": how a file went through the GPU filter.
-std::string tiles_detail(const Convolver::Stats& s) {
+std::string tiles_detail(const FilterStats& s) {
     return std::to_string(s.tiles) + " tile" + (s.tiles == 1 ? "" : "s") + " of " + std::to_string(s.fft_width) + "x" +
            std::to_string(s.fft_height);
 }
@@ -358,7 +357,7 @@ public:
           workers_(o.jobs > 0 ? o.jobs : hardware_threads()), progress_(jobs_.size(), o.verbosity > 0) {
         fft_ = o.fft;
         fft_.backend = backend_ == Backend::Fftw ? Backend::Auto : backend_;
-        sample_limits_ = gpu_ && o.gpu_convert ? SampleIo::limits() : SampleLimits{};
+        sample_limits_ = gpu_ && o.gpu_convert ? ImageFilter::sample_limits() : SampleLimits{};
         limits_.max_pixels = o.max_pixels;
         if (!o.spectrum && backend_ == Backend::Fftw) fftw_ = std::make_unique<FftwConvolver>(kernel_, o.boundary);
         // What plan_memory() tiles by: the transform's lengths and largest side, as the filter's.
@@ -515,7 +514,7 @@ private:
         try {
             if (w.path == Path::Samples) {
                 retrying_smaller_tiles(w, done, [&] { convolver_ready().submit(w.samples, w.conversion, w.caps); });
-                Convolver& c = *convolver_;
+                ImageFilter& c = *convolver_;
                 w.times.setup += c.last().setup_ms * 1e-3;
                 w.times.upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
                                   c.last().setup_ms * 1e-3;
@@ -527,7 +526,7 @@ private:
             }
             gpu_flush(done);  // in order, and the synchronous paths below share the GPU
             if (w.path == Path::Spectrum) {
-                w.image = spectrum_image(gpu_->programs, w.image, o_.boundary, fft_);
+                w.image = convolver_ready().spectrum(w.image);
                 w.detail = std::to_string(w.image.width) + "x" + std::to_string(w.image.height) + " FFT";
             } else if (w.path == Path::Stream) {
                 retrying_smaller_tiles(w, done, [&] { stream(w, &convolver_ready()); });
@@ -535,7 +534,7 @@ private:
                 Image filtered;
                 retrying_smaller_tiles(w, done, [&] { filtered = convolver_ready().apply(w.image, w.caps); });
                 w.image = std::move(filtered);
-                const Convolver::Stats& s = convolver_->last();
+                const FilterStats& s = convolver_->last();
                 w.gpu_ms = s.gpu_ms;
                 w.times.setup += s.setup_ms * 1e-3;
                 w.detail = tiles_detail(s) + " (converted on the CPU)" + w.detail;
@@ -595,7 +594,7 @@ private:
     /// The file through the strips (strips.h): rows decoded on a thread of their own, strips
     /// filtered on this thread by the GPU (`gpu`) or FFTW, output rows encoded on a thread of their
     /// own into the hidden temporary file, renamed into place at the end. One file at a time.
-    void stream(Work& w, Convolver* gpu) {
+    void stream(Work& w, ImageFilter* gpu) {
         std::lock_guard<std::mutex> one_at_a_time(stream_mutex_);
         const Job& job = *w.job;
         std::unique_ptr<RowSource> source;
@@ -605,7 +604,7 @@ private:
         std::pair<AxisTiling, AxisTiling> tiling;
         if (gpu) {
             tiling = gpu->tiling(w.width, w.height, w.caps);
-            filter = std::make_unique<GpuStrips>(*gpu, w.width, w.height, w.conversion, w.caps);
+            filter = std::make_unique<GpuStrips<ImageFilter>>(*gpu, w.width, w.height, w.conversion, w.caps);
         } else {
             tiling = fftw_->tiling(w.width, w.height, w.caps);
             filter = std::make_unique<FftwStrips>(*fftw_, w.width, w.height, w.conversion,
@@ -618,7 +617,7 @@ private:
         w.times.encode += st.encode;
         if (gpu) {  // (on a worker, the batch times the whole stream as its filter stage)
             w.times.upload += st.filter;
-            w.gpu_ms = static_cast<GpuStrips&>(*filter).gpu_ms();
+            w.gpu_ms = static_cast<GpuStrips<ImageFilter>&>(*filter).gpu_ms();
             w.times.setup += gpu->last().setup_ms * 1e-3;
         }
         const AxisTiling& y = tiling.second;
@@ -718,14 +717,8 @@ private:
         progress_.update(done_count_, job.input);
     }
 
-    Convolver& convolver_ready() {
-        if (!convolver_) {
-            ConvolveOptions co;
-            co.boundary = o_.boundary;
-            co.max_fft = o_.max_fft;
-            co.fft = fft_;
-            convolver_ = std::make_unique<Convolver>(gpu_->programs, kernel_, co);
-        }
+    ImageFilter& convolver_ready() {
+        if (!convolver_) convolver_ = std::make_unique<ImageFilter>(kernel_, fft_, o_.boundary, o_.max_fft);
         return *convolver_;
     }
 
@@ -744,7 +737,7 @@ private:
     LengthModel lengths_;     // the filter's, for plan_memory()
     std::mutex stream_mutex_;  // one streamed file at a time
     std::exception_ptr prepare_error_;  // gpu_prepare()'s, for file 0
-    std::unique_ptr<Convolver> convolver_;
+    std::unique_ptr<ImageFilter> convolver_;  // the public API's (gpufft/gpufft.h)
     std::unique_ptr<FftwConvolver> fftw_;
     // GL thread: submitted, in order, samples not yet collected; --report-resources counts GL
     // objects there.
@@ -827,7 +820,8 @@ int run(const Options& o) {
         SynthSpec spec = parse_synth(o.synth);
         std::string out = o.output.empty() ? "synth.png" : o.output;
         if (is_directory(out)) out += "/synth.png";
-        Image texture = synthesize(gpu_ready().programs, spec, o.fft);
+        gpu_ready();
+        Image texture = synthesize(spec, o.fft);
         PngFormat f;
         f.color_type = spec.colour ? 2 : 0;
         f.bit_depth = o.depth;
