@@ -315,8 +315,19 @@ TEST(padded_sizes_follow_each_boundary_rule) {
             GLuint names[2] = {in, out};
             glDeleteTextures(2, names);
         }
-    // A padded filter has no frame-sized spectrum.
+    // A larger kernel on a padded filter: the grid is made again.
     TextureFilter padded(s.m, s.n, k, {}, Boundary::Reflect);
+    Kernel wide;
+    wide.weights = Image(9, 7);
+    wide.weights.rgba = test::random_image({9, 7}, 31);
+    wide.cx = 6;
+    wide.cy = 2;
+    const int before_width = padded.grid_width();
+    padded.set_kernel(wide);
+    EXPECT(padded.grid_width() >= s.m + 8 && padded.grid_height() >= s.n + 6, "grid after set_kernel: ", padded.grid_width(), "x",
+           padded.grid_height(), " (was ", before_width, " wide)");
+    expect_direct_convolution("after set_kernel", image, wide, Boundary::Reflect, padded.apply_image(image));
+    // A padded filter has no frame-sized spectrum.
     bool refused = false;
     try {
         padded.forward(1);

@@ -185,8 +185,8 @@ public:
     /// What runs the transforms: "compute", "fragment radix-16" (the fast chain) or "fragment radix-2".
     std::string backend() const;
 
-    /// A new impulse response, no larger than the first (a padded grid stays as it is); taps
-    /// beyond an unpadded size fold over it (circularly).
+    /// A new impulse response. Taps beyond an unpadded size fold over it (circularly); a padded
+    /// filter makes its grid again where the new kernel's extent needs another.
     void set_kernel(const Kernel& kernel);
 
     /// Filters `input` (a width x height texture of the caller, any float or normalised RGBA
@@ -206,8 +206,8 @@ public:
     /// The kernel's spectrum in the same layout and scale: what the filter multiplies by.
     TextureRef kernel_spectrum() const;
 
-    /// CPU conveniences: a width x height image (row 0 first, as Image) filtered, its spectrum, or
-    /// a spectrum's image.
+    /// CPU convenience: a width x height image (row 0 the top, as Image) filtered as apply()
+    /// filters a texture holding it.
     Image apply_image(const Image& image);
 
 private:
