@@ -64,26 +64,26 @@ const char* target_name(unsigned target) {
     return target == kTexture2D ? "GL_TEXTURE_2D" : target == kTextureRectangle ? "GL_TEXTURE_RECTANGLE" : "?";
 }
 
-/// The kernel mirrored vertically: textures are stored bottom row first, kernels given top row first.
-Kernel bottom_up(const Kernel& k) {
-    Kernel m = k;
-    const int w = k.weights.width, h = k.weights.height;
-    for (int y = 0; y < h; ++y) std::copy_n(k.weights.at(0, h - 1 - y), 4 * static_cast<size_t>(w), m.weights.at(0, y));
-    m.cy = h - 1 - k.cy;
-    return m;
+/// Textures are stored bottom row first, kernels and Images top row first: the rows of a width x
+/// height RGBA image in reverse order.
+void mirror_rows(const float* from, float* to, int width, int height) {
+    const size_t row = static_cast<size_t>(width) * 4;
+    for (int y = 0; y < height; ++y) std::copy_n(from + static_cast<size_t>(height - 1 - y) * row, row, to + static_cast<size_t>(y) * row);
+}
+
+void require_gl_backend(const FftOptions& options) {
+    if (options.backend == Backend::Fftw) throw Error("the fftw backend filters on the CPU, not textures");
 }
 
 /// Frees a filter's GL objects with the caller's state saved (deleting a bound object would unbind
 /// it); without a current context there is nothing to free them in.
 template <class Impl>
 void release(std::unique_ptr<Impl>& impl) {
-    if (!impl) return;
-    if (glGetString(GL_VERSION)) {
+    if (impl && glGetString(GL_VERSION)) {
         SavedGlState saved;
         impl.reset();
-    } else {
-        impl.reset();
     }
+    impl.reset();
 }
 
 }  // namespace
@@ -103,7 +103,7 @@ void save_png(const std::string& path, const Image& image, int depth, bool overw
 
 int filter_length(int need, const FftOptions& options) {
     return guarded([&] {
-        if (options.backend == Backend::Fftw) throw Error("the fftw backend filters on the CPU, not textures");
+        require_gl_backend(options);
         const long long n = fft_lengths(options).best(std::max(need, 2), max_texture_side());
         if (n == 0) throw Error("no length from " + std::to_string(need) + " up fits this GL (limit " + std::to_string(max_texture_side()) + ")");
         return static_cast<int>(n);
@@ -124,7 +124,7 @@ struct TextureFilter::Impl {
     FramebufferHandle caller_fbo;
 
     Impl(int w, int h, const Kernel& kernel, const FftOptions& o, Boundary b) : width(w), height(h), boundary(b), options(o) {
-        if (options.backend == Backend::Fftw) throw Error("the fftw backend filters on the CPU, not textures");
+        require_gl_backend(options);
         const std::string size = std::to_string(w) + "x" + std::to_string(h);
         if (w < 1 || h < 1 || std::max(w, h) > max_texture_side())
             throw Error(size + ": the width and height must be within 1 .. " + std::to_string(max_texture_side()) + " on this GL");
@@ -143,10 +143,12 @@ struct TextureFilter::Impl {
     void set_kernel(const Kernel& kernel) {
         if (kernel.weights.width < 1 || kernel.weights.height < 1 || kernel.weights.rgba.size() != kernel.weights.pixels() * 4)
             throw Error("kernel '" + kernel.name + "': its weights are not width x height RGBA floats");
-        const Kernel k = bottom_up(kernel);
         AxisTiling x, y;
         if (padded) {
-            std::tie(x, y) = tile_image(width, height, k, boundary, TileCaps{gpu_max_fft(), gpu_max_fft()}, lengths);
+            // Tiled as the frame is stored, bottom row first: the kernel's centre row mirrored.
+            Kernel stored = kernel;
+            stored.cy = kernel.weights.height - 1 - kernel.cy;
+            std::tie(x, y) = tile_image(width, height, stored, boundary, TileCaps{gpu_max_fft(), gpu_max_fft()}, lengths);
             if (x.tiles(width) > 1 || y.tiles(height) > 1)
                 throw Error(std::to_string(width) + "x" + std::to_string(height) + " with kernel '" + kernel.name + "' needs a grid above " +
                             std::to_string(gpu_max_fft()) + ", which this GL cannot take: a TextureFilter filters one grid");
@@ -162,7 +164,7 @@ struct TextureFilter::Impl {
         }
         tx = x;
         ty = y;
-        upload_impulse_response(k, fft->input());
+        upload_impulse_response(kernel, fft->input(), true);  // mirrored for bottom-up frames
         if (filter) filter->set_impulse_response(fft->input());
         else filter = std::make_unique<Filter>(*fft, fft->input());
     }
@@ -325,18 +327,14 @@ Image TextureFilter::apply_image(const Image& image) {
         if (image.width != m.width || image.height != m.height || image.rgba.size() != image.pixels() * 4)
             throw Error("the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) + ", the filter's size is " +
                         std::to_string(m.width) + "x" + std::to_string(m.height));
-        // Image rows are top first, a texture's bottom first: rows reversed on the way in and out.
-        const size_t row = static_cast<size_t>(m.width) * 4;
         std::vector<float> flipped(image.rgba.size());
-        for (int y = 0; y < m.height; ++y)
-            std::copy_n(image.at(0, m.height - 1 - y), row, flipped.begin() + static_cast<std::ptrdiff_t>(y * row));
+        mirror_rows(image.rgba.data(), flipped.data(), m.width, m.height);
         m.input.texture().upload(flipped.data());
         m.run_filter(nullptr);
         if (m.padded) m.copy_out(m.output, TextureRef(m.input.texture().id(), kTextureRectangle), m.tx.lead, m.ty.lead);
         (m.padded ? m.input : m.output).download(flipped.data());
         Image out(m.width, m.height);
-        for (int y = 0; y < m.height; ++y)
-            std::copy_n(flipped.begin() + static_cast<std::ptrdiff_t>(y * row), row, out.at(0, m.height - 1 - y));
+        mirror_rows(flipped.data(), out.rgba.data(), m.width, m.height);
         return out;
     });
 }
