@@ -13,13 +13,19 @@
 //         the image rows that rows u_strip_origin, u_strip_origin + 1, ... of the boundary-extended
 //         image read, already resolved on the CPU (beyond the top and bottom edges too), so only
 //         columns are extended here; BOUNDARY_ZERO rows beyond the edges are zero.
-//         With TEXTURE, the image is not samples but a float RGBA rectangle texture, u_src (a frame
-//         the public API pads to its filter's grid: extend_texture() in gpu_samples.cpp).
-// Variants: BOUNDARY_*, PREMULTIPLY, WIDE, STRIP, TEXTURE. u_channels (1-4) is a uniform: one program serves every format.
+//         With TEXTURE, the image is not samples but an RGBA texture, u_src: a frame the public API
+//         copies in or pads to its filter's grid (extend_texture() in gpu_samples.cpp), a
+//         rectangle texture, or a 2D one (level 0) with SOURCE_2D, of any float or normalised
+//         format.
+// Variants: BOUNDARY_*, PREMULTIPLY, WIDE, STRIP, TEXTURE, SOURCE_2D. u_channels (1-4) is a uniform: one program serves every format.
 layout(local_size_x = 16, local_size_y = 16) in;
 
-#ifdef TEXTURE
+#if defined(TEXTURE) && defined(SOURCE_2D)
+uniform sampler2D u_src;
+#define fetch_src(p) texelFetch(u_src, p, 0)
+#elif defined(TEXTURE)
 uniform sampler2DRect u_src;
+#define fetch_src(p) texelFetch(u_src, p)
 #else
 layout(std430, binding = 1) readonly buffer Stored { uint u_stored[]; };
 uniform sampler2DRect u_table;
@@ -79,7 +85,7 @@ void main() {
 #endif
     vec4 p = vec4(0.0);
 #ifdef TEXTURE
-    if (x >= 0 && y >= 0) p = texelFetch(u_src, ivec2(x, y));
+    if (x >= 0 && y >= 0) p = fetch_src(ivec2(x, y));
 #else
     if (x >= 0 && y >= 0) {
         p.rgb = u_channels <= 2 ? vec3(value(stored(x, y, 0)).r)

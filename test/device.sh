@@ -2,7 +2,7 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests api compare cufft peers large variants bench passes probe
+#   test/device.sh [steps...]     steps: info tests api frames compare cufft peers large variants bench passes probe
 #                                        batch sizes sizes_variants sizes_batch stream all
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -29,6 +29,14 @@ if has tests; then
 fi
 if has api; then  # the public API on the GPU's driver: results, GL state, errors
     TAIL=8 run test_api bin/test/test_api
+fi
+if has frames; then  # the teapot's frames through the public API (TextureFilter), beside the build before
+                    # it where carried as bin/old/teapot; interleaved, twice
+    for i in 1 2; do
+        [ -x bin/old/teapot ] && TAIL=5 run "frames_old_$i" bin/old/teapot --bench --backend compute --bench-sizes 1024,2048
+        TAIL=5 run "frames_$i" bin/teapot --bench --backend compute --bench-sizes 1024,2048
+    done
+    TAIL=6 run frames_fragment bin/teapot --bench --backend fragment --bench-sizes 1024,2048
 fi
 if has compare; then
     run fftcompare bin/fftcompare --sizes 128,256,512,1024,2048,4096,1024x256,256x1024,2048x512

@@ -198,6 +198,9 @@ TEST(bench_reports_table3_in_every_format) {
         ++rows;
         EXPECT(std::stod(cells[column("hz")]) > 0, "rate ", cells[column("hz")]);
         EXPECT(std::stod(cells[column("fft_gpu_ms")]) > 0, "no GPU time for the FFT: ", line);
+        // The whole call holds the passes (timestamps around both), and takes CPU time.
+        EXPECT(std::stod(cells[column("call_gpu_ms")]) >= std::stod(cells[column("fft_gpu_ms")]) * 0.9, "the call's GPU time below its passes': ", line);
+        EXPECT(std::stod(cells[column("call_cpu_ms")]) > 0, "no CPU time for the call: ", line);
         if (cells[column("implementation")] == "fragment radix-2") {
             ++radix2;
             EXPECT(cells[column("fft_invocations")] == cells[column("fft_table1")], "FFT invocations differ from Table 1: ", line);

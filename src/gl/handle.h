@@ -1,5 +1,5 @@
 // GL object names that delete themselves: one move-only template for every kind of GL object the
-// project owns (textures, framebuffers, renderbuffers, buffers, programs, queries).
+// project owns (textures, framebuffers, renderbuffers, buffers, programs, queries, samplers).
 #pragma once
 
 #include "gl/gl.h"
@@ -14,6 +14,7 @@ inline void delete_renderbuffer(GLuint id) { glDeleteRenderbuffers(1, &id); }
 inline void delete_buffer(GLuint id) { glDeleteBuffers(1, &id); }
 inline void delete_program(GLuint id) { glDeleteProgram(id); }
 inline void delete_query(GLuint id) { glDeleteQueries(1, &id); }
+inline void delete_sampler(GLuint id) { glDeleteSamplers(1, &id); }
 
 /// Owns one GL object name (0: none) and deletes it with `Delete`. Move-only.
 template <void (*Delete)(GLuint)>
@@ -32,6 +33,8 @@ public:
 
     GLuint get() const { return id_; }
     explicit operator bool() const { return id_ != 0; }
+    /// Gives up the name without deleting it (an object someone else owns).
+    GLuint release() { return std::exchange(id_, 0); }
     /// Deletes the object held and holds `id` instead.
     void reset(GLuint id = 0) {
         if (id_) Delete(id_);
@@ -48,6 +51,7 @@ using RenderbufferHandle = GlHandle<delete_renderbuffer>;
 using BufferHandle = GlHandle<delete_buffer>;
 using ProgramHandle = GlHandle<delete_program>;
 using QueryHandle = GlHandle<delete_query>;
+using SamplerHandle = GlHandle<delete_sampler>;
 
 /// New names, one call each: glGen* filled into a handle.
 inline TextureHandle new_texture() { GLuint id = 0; glGenTextures(1, &id); return TextureHandle(id); }
@@ -55,5 +59,6 @@ inline FramebufferHandle new_framebuffer() { GLuint id = 0; glGenFramebuffers(1,
 inline RenderbufferHandle new_renderbuffer() { GLuint id = 0; glGenRenderbuffers(1, &id); return RenderbufferHandle(id); }
 inline BufferHandle new_buffer() { GLuint id = 0; glGenBuffers(1, &id); return BufferHandle(id); }
 inline QueryHandle new_query() { GLuint id = 0; glGenQueries(1, &id); return QueryHandle(id); }
+inline SamplerHandle new_sampler() { GLuint id = 0; glGenSamplers(1, &id); return SamplerHandle(id); }
 
 }  // namespace gpufft

@@ -21,6 +21,7 @@ GLint integer(GLenum name) {
 
 SavedGlState::SavedGlState() {
     gl30_ = GLEW_VERSION_3_0;
+    samplers_used_ = GLEW_VERSION_3_3 || GLEW_ARB_sampler_objects;
     compute_ = GLEW_VERSION_4_3 != 0;
     program_ = integer(GL_CURRENT_PROGRAM);
     draw_framebuffer_ = integer(GL_DRAW_FRAMEBUFFER_BINDING);
@@ -30,6 +31,10 @@ SavedGlState::SavedGlState() {
     for (int u = 0; u < kUnits; ++u) {
         glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(u));
         for (int t = 0; t < 3; ++t) textures_[u][t] = integer(kBindings[t]);
+        if (samplers_used_) {
+            samplers_[u] = integer(GL_SAMPLER_BINDING);
+            glBindSampler(static_cast<GLuint>(u), 0);
+        }
     }
     std::vector<GLenum> caps = {GL_DEPTH_TEST, GL_STENCIL_TEST, GL_SCISSOR_TEST, GL_BLEND, GL_CULL_FACE, GL_DITHER};
     if (gl30_) caps.push_back(GL_FRAMEBUFFER_SRGB);
@@ -123,6 +128,7 @@ SavedGlState::~SavedGlState() {
     for (int u = 0; u < kUnits; ++u) {
         glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(u));
         for (int t = 0; t < 3; ++t) glBindTexture(kTargets[t], static_cast<GLuint>(textures_[u][t]));
+        if (samplers_used_) glBindSampler(static_cast<GLuint>(u), static_cast<GLuint>(samplers_[u]));
     }
     glActiveTexture(static_cast<GLenum>(active_texture_));
     glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);

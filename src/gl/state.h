@@ -10,10 +10,11 @@
 namespace gpufft {
 
 /// Saves, on construction, every piece of context state the library's passes change (program,
-/// framebuffers, viewport, texture units 0-7, image and storage-buffer bindings 0-1, the array
+/// framebuffers, viewport, texture units 0-7 and their sampler objects, image and storage-buffer bindings 0-1, the array
 /// buffer, vertex array and attributes 0-1, the enables and masks of prepare_pass_state(),
 /// clear colour, pixel-store alignment) and restores it on destruction, also during unwinding.
-/// Then sets the state the passes assume (prepare_pass_state()).
+/// Then sets the state the passes assume (prepare_pass_state(), no sampler objects: textures are
+/// sampled by their own parameters).
 class SavedGlState {
 public:
     SavedGlState();
@@ -38,6 +39,7 @@ private:
     GLint program_ = 0, draw_framebuffer_ = 0, read_framebuffer_ = 0, active_texture_ = 0;
     std::array<GLint, 4> viewport_{};
     std::array<std::array<GLint, 3>, kUnits> textures_{};  // 2D, rectangle, 2D array per unit
+    std::array<GLint, kUnits> samplers_{};
     std::vector<std::pair<GLenum, GLboolean>> enables_;
     std::array<GLboolean, 4> color_mask_{};
     std::array<GLint, 2> polygon_mode_{};
@@ -48,7 +50,7 @@ private:
     std::array<ImageUnit, kIndexed> images_{};
     std::array<BufferRange, kIndexed> storage_{};
     GLint pack_alignment_ = 4, unpack_alignment_ = 4, pack_row_length_ = 0, unpack_row_length_ = 0;
-    bool gl30_ = false, compute_ = false;
+    bool gl30_ = false, samplers_used_ = false, compute_ = false;
 };
 
 }  // namespace gpufft

@@ -35,9 +35,29 @@ public:
     static Texture table(int width, const float* rgba);
 
 private:
+    friend class BorrowedTexture;
     TextureHandle id_;
     int width_ = 0, height_ = 0;
     Storage storage_ = Storage::Float32;
+};
+
+/// Someone else's GL_TEXTURE_RECTANGLE (a caller's, through the public API) seen as a Texture the
+/// passes can read; never deleted here. Neither copied nor moved.
+class BorrowedTexture {
+public:
+    BorrowedTexture(GLuint id, int width, int height) {
+        texture_.id_ = TextureHandle(id);
+        texture_.width_ = width;
+        texture_.height_ = height;
+    }
+    ~BorrowedTexture() { texture_.id_.release(); }
+    BorrowedTexture(const BorrowedTexture&) = delete;
+    BorrowedTexture& operator=(const BorrowedTexture&) = delete;
+
+    const Texture& get() const { return texture_; }
+
+private:
+    Texture texture_;
 };
 
 /// A texture with a framebuffer object drawing into it. Move-only.

@@ -1,6 +1,7 @@
-// The public API (gpufft/gpufft.h) over the library's layers: the caller's textures are blitted in
-// and out of the filter's own render targets, every call runs inside SavedGlState, and every
-// failure leaves as gpufft::Error.
+// The public API (gpufft/gpufft.h) over the library's layers: the caller's textures are read by
+// the passes themselves and stored into by a compute pass (framebuffer blits where GL 4.3 or the
+// texture's format does not allow), every call runs inside SavedGlState, and every failure leaves
+// as gpufft::Error.
 #include <gpufft/gpufft.h>
 
 #include "fft/fft2d.h"
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <complex>
 #include <new>
+#include <optional>
 #include <utility>
 
 namespace gpufft {
@@ -121,7 +123,10 @@ struct TextureFilter::Impl {
     bool padded = false;
     AxisTiling tx, ty;  // the grid along each axis (padded: one overlap-save tile)
     RenderTarget input, grid, output, spectrum;
-    FramebufferHandle caller_fbo;
+    FramebufferHandle caller_fbo;  // blits: the caller's texture attached
+    bool compute = false;          // GL 4.3: compute passes read and store the caller's textures
+    SamplerHandle nearest;         // reads the caller's textures texel for texel
+    GpuTimer call_timer;           // GpuTimes::call_ms
 
     Impl(int w, int h, const Kernel& kernel, const FftOptions& o, Boundary b) : width(w), height(h), boundary(b), options(o) {
         require_gl_backend(options);
@@ -135,6 +140,13 @@ struct TextureFilter::Impl {
                         lengths.name + " backend transforms (gpufft::filter_length) and the boundary wrap");
         input = RenderTarget(w, h);
         caller_fbo = new_framebuffer();
+        compute = GLEW_VERSION_4_3;
+        if (compute) {
+            nearest = new_sampler();
+            for (auto [name, value] : {std::pair<GLenum, GLint>{GL_TEXTURE_MIN_FILTER, GL_NEAREST}, {GL_TEXTURE_MAG_FILTER, GL_NEAREST},
+                                       {GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE}, {GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE}})
+                glSamplerParameteri(nearest.get(), name, value);
+        }
         set_kernel(kernel);
     }
 
@@ -169,42 +181,64 @@ struct TextureFilter::Impl {
         else filter = std::make_unique<Filter>(*fft, fft->input());
     }
 
-    /// What the transforms take: the frame itself, or the frame extended to the grid.
-    const Texture& transform_input() {
-        if (!padded) return input.texture();
-        extend_texture(programs, input.texture(), boundary, -tx.lead, -ty.lead, grid.texture());
-        return grid.texture();
-    }
-
     void require_unpadded(const char* what) const {
         if (padded)
             throw Error(std::string(what) + " needs an unpadded filter (Boundary::Wrap at a size the " + lengths.name + " backend transforms); this one pads " +
                         std::to_string(width) + "x" + std::to_string(height) + " to " + std::to_string(tx.fft) + "x" + std::to_string(ty.fft));
     }
 
-    /// Attaches the caller's texture to caller_fbo as `binding` (GL_READ_FRAMEBUFFER or
-    /// GL_DRAW_FRAMEBUFFER) after checking its size.
-    void attach(GLenum binding, TextureRef texture, const char* role) {
-        const unsigned name = texture.name, target = texture.target;
-        const std::string what = std::string("the ") + role + " texture " + std::to_string(name);
-        if (target != kTexture2D && target != kTextureRectangle) throw Error(what + ": the target must be GL_TEXTURE_2D or GL_TEXTURE_RECTANGLE");
-        if (!name || !glIsTexture(name)) throw Error(what + " is not a texture of the current context");
+    /// A caller's texture as checked for one call, and how the passes may use it.
+    struct CallerTexture {
+        GLuint name = 0;
+        GLenum target = 0, format = 0;
+        std::string what;       ///< "the input texture 7", for errors
+        bool readable = false;  ///< compute passes may read it: a format image_format_name() knows, base level 0
+        bool storable = false;  ///< and store into it: also complete without a sampler object (a rectangle
+                                ///< texture, a minifying filter without mipmaps, or immutable storage)
+        bool ours = false;      ///< one of this filter's own textures (returned by apply(input) or forward())
+    };
+
+    /// Checks that `texture` is a width x height 2D or rectangle texture of the current context.
+    CallerTexture inspect(TextureRef texture, const char* role) {
+        CallerTexture c;
+        c.name = texture.name;
+        c.target = texture.target;
+        c.what = std::string("the ") + role + " texture " + std::to_string(c.name);
+        if (c.target != kTexture2D && c.target != kTextureRectangle) throw Error(c.what + ": the target must be GL_TEXTURE_2D or GL_TEXTURE_RECTANGLE");
+        if (!c.name || !glIsTexture(c.name)) throw Error(c.what + " is not a texture of the current context");
         glActiveTexture(GL_TEXTURE0);
-        glBindTexture(target, name);
-        if (glGetError() != GL_NO_ERROR) throw Error(what + " is not a " + target_name(target) + " texture");
-        GLint w = 0, h = 0;
-        glGetTexLevelParameteriv(target, 0, GL_TEXTURE_WIDTH, &w);
-        glGetTexLevelParameteriv(target, 0, GL_TEXTURE_HEIGHT, &h);
-        glBindTexture(target, 0);
+        glBindTexture(c.target, c.name);
+        if (glGetError() != GL_NO_ERROR) throw Error(c.what + " is not a " + target_name(c.target) + " texture");
+        GLint w = 0, h = 0, format = 0, base = 0, min_filter = 0, immutable = 0;
+        glGetTexLevelParameteriv(c.target, 0, GL_TEXTURE_WIDTH, &w);
+        glGetTexLevelParameteriv(c.target, 0, GL_TEXTURE_HEIGHT, &h);
+        if (compute) {
+            glGetTexLevelParameteriv(c.target, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+            glGetTexParameteriv(c.target, GL_TEXTURE_BASE_LEVEL, &base);
+            glGetTexParameteriv(c.target, GL_TEXTURE_MIN_FILTER, &min_filter);
+            glGetTexParameteriv(c.target, GL_TEXTURE_IMMUTABLE_FORMAT, &immutable);
+        }
+        glBindTexture(c.target, 0);
         if (w != width || h != height)
-            throw Error(what + " is " + std::to_string(w) + "x" + std::to_string(h) + ", the filter's size is " + std::to_string(width) + "x" +
+            throw Error(c.what + " is " + std::to_string(w) + "x" + std::to_string(h) + ", the filter's size is " + std::to_string(width) + "x" +
                         std::to_string(height));
+        c.format = static_cast<GLenum>(format);
+        c.readable = compute && image_format_name(c.format) && base == 0;
+        c.storable = c.readable && (c.target == kTextureRectangle || min_filter == GL_NEAREST || min_filter == GL_LINEAR || immutable);
+        for (const Texture* t : {&input.texture(), &grid.texture(), &output.texture(), &spectrum.texture()})
+            c.ours = c.ours || (t->id() && t->id() == c.name);
+        return c;
+    }
+
+    /// Attaches the caller's texture to caller_fbo as `binding` (GL_READ_FRAMEBUFFER or
+    /// GL_DRAW_FRAMEBUFFER), for a blit.
+    void attach(GLenum binding, const CallerTexture& c) {
         glBindFramebuffer(binding, caller_fbo.get());
-        glFramebufferTexture2D(binding, GL_COLOR_ATTACHMENT0, target, name, 0);
+        glFramebufferTexture2D(binding, GL_COLOR_ATTACHMENT0, c.target, c.name, 0);
         const GLenum status = glCheckFramebufferStatus(binding);
         if (status != GL_FRAMEBUFFER_COMPLETE) {
             detach(binding);
-            throw Error(what + " cannot be attached to a framebuffer (status " + std::to_string(status) + "): not a colour-renderable format");
+            throw Error(c.what + " cannot be attached to a framebuffer (status " + std::to_string(status) + "): not a colour-renderable format");
         }
     }
     void detach(GLenum binding) {
@@ -212,18 +246,49 @@ struct TextureFilter::Impl {
         glFramebufferTexture2D(binding, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
     }
 
-    /// The caller's texture into one of ours, converted to RGBA32F by the blit.
-    void copy_in(TextureRef from, RenderTarget& to, const char* role) {
-        attach(GL_READ_FRAMEBUFFER, from, role);
-        glReadBuffer(GL_COLOR_ATTACHMENT0);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, to.framebuffer());
-        glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-        detach(GL_READ_FRAMEBUFFER);
-        check_gl("copying the input texture");
+    /// What the transforms read for the caller's `in`: the texture itself where it is a rectangle
+    /// texture of the filter's size and nothing is padded; else the frame copied or extended to
+    /// the grid by a compute pass reading it, or by a framebuffer blit into `input` where none can.
+    /// `borrowed` holds the caller's texture while the passes read it.
+    const Texture& take_input(TextureRef in, const char* role, std::optional<BorrowedTexture>& borrowed) {
+        const CallerTexture c = inspect(in, role);
+        GLuint source = c.name;
+        GLenum target = c.target;
+        if (c.name == input.texture().id()) {  // apply_image's upload, or apply(input)'s padded result
+        } else if (!c.readable) {
+            attach(GL_READ_FRAMEBUFFER, c);
+            glReadBuffer(GL_COLOR_ATTACHMENT0);
+            glBindFramebuffer(GL_DRAW_FRAMEBUFFER, input.framebuffer());
+            glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+            detach(GL_READ_FRAMEBUFFER);
+            check_gl("copying the input texture");
+            source = input.texture().id();
+            target = GL_TEXTURE_RECTANGLE;
+        } else {
+            glBindSampler(0, nearest.get());  // texels as stored, whatever the caller's filtering (SavedGlState unbinds it)
+        }
+        if (padded) {
+            extend_texture(programs, source, target, width, height, boundary, -tx.lead, -ty.lead, grid.texture());
+            return grid.texture();
+        }
+        if (source == input.texture().id()) return input.texture();
+        if (target == GL_TEXTURE_RECTANGLE && !c.ours) {
+            borrowed.emplace(source, width, height);
+            return borrowed->get();
+        }
+        extend_texture(programs, source, target, width, height, Boundary::Wrap, 0, 0, input.texture());
+        return input.texture();
     }
-    /// `from`'s width x height texels from (x0, y0) into the caller's texture.
-    void copy_out(const RenderTarget& from, TextureRef to, int x0 = 0, int y0 = 0) {
-        attach(GL_DRAW_FRAMEBUFFER, to, "output");
+
+    /// `from`'s width x height texels from (x0, y0) into the caller's texture: a compute pass
+    /// storing in its format, or a framebuffer blit where none can.
+    void store_output(const RenderTarget& from, TextureRef to, int x0 = 0, int y0 = 0) {
+        const CallerTexture c = inspect(to, "output");
+        if (c.storable) {
+            crop_texture(programs, from.texture(), x0, y0, c.name, c.target, c.format, width, height);
+            return;
+        }
+        attach(GL_DRAW_FRAMEBUFFER, c);
         const GLenum buffer = GL_COLOR_ATTACHMENT0;
         glDrawBuffers(1, &buffer);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, from.framebuffer());
@@ -235,9 +300,11 @@ struct TextureFilter::Impl {
     }
 
     /// Filters the frame in `input` into `output` (at (tx.lead, ty.lead) when padded).
-    void run_filter(GpuTimes* times) {
+    /// Filters the caller's `in` into `output` (at (tx.lead, ty.lead) when padded).
+    void run_filter(TextureRef in, GpuTimes* times) {
+        std::optional<BorrowedTexture> borrowed;
         Profile profile;
-        filter->apply(transform_input(), output, times ? &profile : nullptr);
+        filter->apply(take_input(in, "input", borrowed), output, times ? &profile : nullptr);
         if (times) {
             times->total_ms = profile.total_ms;
             times->labels = profile.pass_labels;
@@ -247,6 +314,24 @@ struct TextureFilter::Impl {
                 times->programs.emplace_back(program_name(static_cast<Program>(p)), profile.program_ms[static_cast<size_t>(p)]);
         }
         check_gl("filtering");
+    }
+    /// The frame's part of the grid, into the (now free) input target, which is returned.
+    TextureRef crop_to_input() {
+        const TextureRef frame(input.texture().id(), kTextureRectangle);
+        store_output(output, frame, tx.lead, ty.lead);
+        return frame;
+    }
+
+    /// Runs `f`, timing the whole call on the GPU into times->call_ms.
+    template <class F>
+    auto timed(GpuTimes* times, F&& f) {
+        if (times) call_timer.begin();
+        auto result = f();
+        if (times) {
+            call_timer.end();
+            times->call_ms = call_timer.milliseconds();
+        }
+        return result;
     }
 };
 
@@ -278,21 +363,22 @@ void TextureFilter::set_kernel(const Kernel& kernel) {
 
 void TextureFilter::apply(TextureRef input, TextureRef output, GpuTimes* times) {
     guarded([&] {
-        impl_->copy_in(input, impl_->input, "input");
-        impl_->run_filter(times);
-        impl_->copy_out(impl_->output, output, impl_->tx.lead, impl_->ty.lead);
+        Impl& m = *impl_;
+        return m.timed(times, [&] {
+            m.run_filter(input, times);
+            m.store_output(m.output, output, m.tx.lead, m.ty.lead);
+            return 0;
+        });
     });
 }
 
 TextureRef TextureFilter::apply(TextureRef input, GpuTimes* times) {
     return guarded([&] {
         Impl& m = *impl_;
-        m.copy_in(input, m.input, "input");
-        m.run_filter(times);
-        if (!m.padded) return TextureRef(m.output.texture().id(), kTextureRectangle);
-        // The frame's part of the grid, into the (now free) input target.
-        m.copy_out(m.output, TextureRef(m.input.texture().id(), kTextureRectangle), m.tx.lead, m.ty.lead);
-        return TextureRef(m.input.texture().id(), kTextureRectangle);
+        return m.timed(times, [&] {
+            m.run_filter(input, times);
+            return m.padded ? m.crop_to_input() : TextureRef(m.output.texture().id(), kTextureRectangle);
+        });
     });
 }
 
@@ -301,8 +387,8 @@ TextureRef TextureFilter::forward(TextureRef input) {
         Impl& m = *impl_;
         m.require_unpadded("forward()");
         if (!m.spectrum.framebuffer()) m.spectrum = RenderTarget(m.width, m.height);
-        m.copy_in(input, m.input, "input");
-        m.fft->forward(m.input.texture(), m.spectrum);
+        std::optional<BorrowedTexture> borrowed;
+        m.fft->forward(m.take_input(input, "input", borrowed), m.spectrum);
         check_gl("the forward transform");
         return TextureRef(m.spectrum.texture().id(), kTextureRectangle);
     });
@@ -312,10 +398,10 @@ void TextureFilter::inverse(TextureRef spectrum, TextureRef output) {
     guarded([&] {
         Impl& m = *impl_;
         m.require_unpadded("inverse()");
-        m.copy_in(spectrum, m.input, "spectrum");
-        m.fft->inverse(m.input.texture(), m.output);
+        std::optional<BorrowedTexture> borrowed;
+        m.fft->inverse(m.take_input(spectrum, "spectrum", borrowed), m.output);
         check_gl("the inverse transform");
-        m.copy_out(m.output, output);
+        m.store_output(m.output, output);
     });
 }
 
@@ -330,8 +416,8 @@ Image TextureFilter::apply_image(const Image& image) {
         std::vector<float> flipped(image.rgba.size());
         mirror_rows(image.rgba.data(), flipped.data(), m.width, m.height);
         m.input.texture().upload(flipped.data());
-        m.run_filter(nullptr);
-        if (m.padded) m.copy_out(m.output, TextureRef(m.input.texture().id(), kTextureRectangle), m.tx.lead, m.ty.lead);
+        m.run_filter(TextureRef(m.input.texture().id(), kTextureRectangle), nullptr);
+        if (m.padded) m.crop_to_input();
         (m.padded ? m.input : m.output).download(flipped.data());
         Image out(m.width, m.height);
         mirror_rows(flipped.data(), out.rgba.data(), m.width, m.height);

@@ -149,7 +149,8 @@ struct TextureRef {
 
 /// GPU time of the last call (timer queries), filled when asked for.
 struct GpuTimes {
-    double total_ms = 0;
+    double total_ms = 0;  ///< the filter's passes
+    double call_ms = 0;   ///< the whole apply(), the copies in and out included
     std::vector<std::string> labels;  ///< one per pass (fragment) or dispatch (compute)
     std::vector<double> pass_ms;
     /// Per program of the paper's Table 3: fft, untangle, scale, tangle, pass, multiply (the
@@ -159,8 +160,13 @@ struct GpuTimes {
 
 /// Convolution of width x height RGBA textures with one kernel, all four channels at once: the
 /// kernel's spectrum is made once (and again by set_kernel()); each apply() is a forward transform,
-/// a multiply and an inverse transform, plus a copy in and a copy out (framebuffer blits: any
-/// colour-renderable format in or out, e.g. RGBA16F or RGBA32F). Move-only.
+/// a multiply and an inverse transform. With GL 4.3 the transforms read the caller's rectangle
+/// texture itself (a 2D one is copied first, by a compute pass) and a compute pass stores the
+/// result in the output's own format, for the RGBA formats with a GLSL image format (RGBA32F,
+/// RGBA16F, RGBA8, RGBA16, their SNORM kin, RGB10_A2, R11F_G11F_B10F; a 2D output also needs a
+/// minifying filter without mipmaps, or immutable storage). Other colour-renderable formats, and
+/// every texture under older GL, go through framebuffer blits, which are fragment work, slow on
+/// data-centre GPUs. Move-only.
 ///
 /// With Boundary::Wrap at a size the backend transforms (filter_length()), the filter is the
 /// paper's circular convolution at that size, nothing padded. Any other size or boundary pads the
@@ -191,7 +197,7 @@ public:
 
     /// Filters `input` (a width x height texture of the caller, any float or normalised RGBA
     /// format) into `output` (the same size, any colour-renderable format). They may be the same
-    /// texture. `times`: the GPU time of the filter's passes (timer queries; the copies not counted).
+    /// texture. `times`: the GPU time of the filter's passes and of the whole call (timer queries).
     void apply(TextureRef input, TextureRef output, GpuTimes* times = nullptr);
     /// Filters `input` into the filter's own RGBA32F rectangle texture, which is returned: valid
     /// until the next call or the filter's end. Sample it with texelFetch.

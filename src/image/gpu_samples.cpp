@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gpufft {
 
@@ -188,13 +189,43 @@ void unpack_into(const GlProgram& p, int width, int height, int origin_x, int or
 
 }  // namespace
 
-void extend_texture(ProgramCache& programs, const Texture& image, Boundary b, int origin_x, int origin_y, const Texture& grid) {
-    const GlProgram& p = programs.get({"", "unpack.comp", {boundary_define(b), "TEXTURE"}, false});
+void extend_texture(ProgramCache& programs, GLuint image, GLenum target, int width, int height, Boundary b, int origin_x, int origin_y,
+                    const Texture& grid) {
+    std::vector<std::string> defines = {boundary_define(b), "TEXTURE"};
+    if (target == GL_TEXTURE_2D) defines.push_back("SOURCE_2D");
+    const GlProgram& p = programs.get({"", "unpack.comp", defines, false});
     p.use();
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_RECTANGLE, image.id());
-    unpack_into(p, image.width(), image.height(), origin_x, origin_y, grid);
+    glBindTexture(target, image);
+    unpack_into(p, width, height, origin_x, origin_y, grid);
     check_gl("extending a frame to its grid");
+}
+
+const char* image_format_name(GLenum internal_format) {
+    static const std::pair<GLenum, const char*> kFormats[] = {
+        {GL_RGBA32F, "rgba32f"}, {GL_RGBA16F, "rgba16f"},         {GL_RGBA8, "rgba8"},           {GL_RGBA16, "rgba16"},
+        {GL_RGBA8_SNORM, "rgba8_snorm"}, {GL_RGBA16_SNORM, "rgba16_snorm"}, {GL_RGB10_A2, "rgb10_a2"}, {GL_R11F_G11F_B10F, "r11f_g11f_b10f"}};
+    for (auto [format, name] : kFormats)
+        if (format == internal_format) return name;
+    return nullptr;
+}
+
+void crop_texture(ProgramCache& programs, const Texture& result, int origin_x, int origin_y, GLuint dst, GLenum target, GLenum format,
+                  int width, int height) {
+    std::vector<std::string> defines = {std::string("IMAGE_FORMAT ") + image_format_name(format)};
+    if (target == GL_TEXTURE_2D) defines.push_back("DEST_2D");
+    const GlProgram& p = programs.get({"", "crop.comp", defines, false});
+    // The filter may have written `result` with image stores (the compute backend).
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+    p.use();
+    bind_rect(GL_TEXTURE0, result.id());
+    glBindImageTexture(0, dst, 0, GL_FALSE, 0, GL_WRITE_ONLY, format);
+    p.set_ivec2(Uniform::Origin, origin_x, origin_y);
+    p.set_ivec2(Uniform::Extent, width, height);
+    dispatch(width, height);
+    // The caller may use its texture in any way next: drawing, sampling, reading back, copying.
+    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    check_gl("storing the result in the output texture");
 }
 
 void SampleIo::unpack(const SampleConversion& c, Boundary b, int origin_x, int origin_y, const Texture& grid) {

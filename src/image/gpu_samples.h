@@ -32,9 +32,23 @@ std::vector<float> decode_table(int depth, bool linear, const Transfer& t);
 /// (after from_linear for colour with `linear`) takes to k or more; .r colour, .g alpha.
 std::vector<float> encode_table(int depth, bool linear, const Transfer& t);
 
-/// Fills `grid` (RGBA32F) with the float RGBA texture `image` read from (origin_x, origin_y) on,
-/// extended beyond its edges by rule `b`: unpack.comp's TEXTURE variant (GL 4.3 compute shaders).
-void extend_texture(ProgramCache& programs, const Texture& image, Boundary b, int origin_x, int origin_y, const Texture& grid);
+/// Fills `grid` (RGBA32F) with the width x height RGBA texture `image` (level 0 of a
+/// GL_TEXTURE_RECTANGLE or GL_TEXTURE_2D, any float or normalised format) read from (origin_x,
+/// origin_y) on, extended beyond its edges by rule `b`: unpack.comp's TEXTURE variant (GL 4.3
+/// compute shaders). With Wrap from (0, 0) onto a grid of the image's size, a copy.
+void extend_texture(ProgramCache& programs, GLuint image, GLenum target, int width, int height, Boundary b, int origin_x, int origin_y,
+                    const Texture& grid);
+
+/// The GLSL image format of a texture's internal format (GL_RGBA16F: "rgba16f") for the RGBA
+/// formats crop.comp stores, and those extend_texture() reads; nullptr for any other (integer,
+/// sRGB, compressed, fewer channels).
+const char* image_format_name(GLenum internal_format);
+
+/// Stores width x height texels of `result` from (origin_x, origin_y) on into level 0 of `dst` (a
+/// GL_TEXTURE_RECTANGLE or GL_TEXTURE_2D of an internal format image_format_name() names):
+/// crop.comp, the compute pass that replaces a framebuffer blit (GL 4.3).
+void crop_texture(ProgramCache& programs, const Texture& result, int origin_x, int origin_y, GLuint dst, GLenum target, GLenum format,
+                  int width, int height);
 
 // SampleLimits is public: gpufft/gpufft.h.
 

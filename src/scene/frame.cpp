@@ -3,6 +3,7 @@
 #include "image/kernels.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace gpufft {
 
@@ -56,7 +57,9 @@ const Texture& TeapotFrame::render(const Camera& camera, const SceneLook& look, 
     const Texture* shown = &scene_target_.texture();
     if (filter) {
         timer_.begin();
+        const auto start = std::chrono::steady_clock::now();
         filter_.apply({shown->id(), kTextureRectangle}, {filtered_.texture().id(), kTextureRectangle}, times);
+        filter_cpu_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         timer_.end();
         shown = &filtered_.texture();
     }

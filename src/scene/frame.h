@@ -42,6 +42,8 @@ public:
     /// `times` its passes.
     const Texture& render(const Camera& camera, const SceneLook& look, bool filter, bool spectrum,
                           double* fft_ms = nullptr, GpuTimes* times = nullptr);
+    /// The CPU time of the last frame's TextureFilter::apply() call (queuing its passes).
+    double filter_cpu_ms() const { return filter_cpu_ms_; }
     TextureFilter& filter() { return filter_; }
     RenderTarget& scene_target() { return scene_target_; }
 
@@ -53,6 +55,7 @@ private:
     RenderTarget scene_target_, filtered_, view_;
     SpectrumView spectrum_view_;
     GpuTimer timer_;
+    double filter_cpu_ms_ = 0;
 };
 
 }  // namespace gpufft
