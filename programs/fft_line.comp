@@ -23,7 +23,10 @@
 //
 // A workgroup holds LINES lines (G), lane-interleaved: invocation i is thread i / G of line i % G,
 // so a warp reads G neighbouring rows (or columns) together, the 2D footprint the GPU's tiled
-// texture layout serves fastest (measured on the H200: a row-by-row pattern ran 3-4x slower).
+// texture layout serves fastest (measured on the H200: a row-by-row pattern ran 3-4x slower). In
+// the four-step steps the G lines are neighbouring sub-lines (16 for columns: adjacent rows of a
+// column), or, with NEIGHBOUR_PAIRS C, C neighbouring column pairs of G / C sub-lines each
+// (measured on the H100 at 8192^2: step B 1.7x faster so, step A slower; src/README.md).
 //
 // Lines longer than shared memory holds take the four-step route (Bailey): a line of F = L1 L2
 // elements as L2 sub-lines of length L1 (elements n2 + L2 n1, step A, then the twiddle
@@ -33,7 +36,8 @@
 //
 // Defines, from compute_fft.cpp: LENGTH (this dispatch's transform length), REGISTERS (R), THREADS,
 // LINES, GROUP_SIZE (THREADS * LINES), COMPONENTS, PAD_EVERY (one element of padding per that many, 0: none),
-// SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), WIDTH and HEIGHT (M and N),
+// SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), NEIGHBOUR_PAIRS (four-step column
+// steps: column pairs side by side in a workgroup, 1: neighbouring sub-lines only), WIDTH and HEIGHT (M and N),
 // TWIDDLE_BUFFER (1: the storage buffer is bound), UNIT_ROOTS (the constants W_n^m, n <= 16, made
 // in double on the CPU), the stage calls FORWARD_TRANSFORM /
 // INVERSE_TRANSFORM with their first and last radices, and one of each group:
@@ -86,16 +90,27 @@ int workgroup() { return int(gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGro
 int line_id() { return 0; }
 int sub() { int w = workgroup(); return group_line() == 0 ? w : (SUBLINES - w) % SUBLINES; }
 bool line_active() { return 2 * workgroup() <= SUBLINES; }
+int line_index() { return 0; }
+#elif NEIGHBOUR_PAIRS > 1
+// Four-step column steps: a workgroup holds C neighbouring column pairs times G / C neighbouring
+// sub-lines, lane g on pair g % C and sub-line g / C of its block.
+const int C = NEIGHBOUR_PAIRS;
+const int AXIS_LINES = LINE_COUNT / SUBLINES;
+const int AXIS_BLOCKS = (AXIS_LINES + C - 1) / C;
+int line_index() { return (workgroup() % AXIS_BLOCKS) * C + group_line() % C; }
+int sub() { return (workgroup() / AXIS_BLOCKS) * (G / C) + group_line() / C; }
+bool line_active() { return line_index() < AXIS_LINES; }
 #else
 int line_id() { return workgroup() * G + group_line(); }
 int sub() { return line_id() % SUBLINES; }
 bool line_active() { return line_id() < LINE_COUNT; }
+int line_index() { return line_id() / SUBLINES; }
 #endif
 
 // The line along the axis: row pair a, or column pair p (0 for PAIR0); inactive lanes (past
 // LINE_COUNT in the last workgroup) load line 0's data and store nothing.
 int axis_line() {
-    int a = line_active() ? line_id() / SUBLINES : 0;
+    int a = line_active() ? line_index() : 0;
 #if defined(COLUMNS) && !defined(PAIR0)
     a += 1;
 #endif

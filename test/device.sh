@@ -2,7 +2,7 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests api frames compare cufft peers large variants bench passes probe
+#   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe
 #                                        batch sizes sizes_variants sizes_batch stream all
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -37,6 +37,13 @@ if has frames; then  # the teapot's frames through the public API (TextureFilter
         TAIL=5 run "frames_$i" bin/teapot --bench --backend compute --bench-sizes 1024,2048
     done
     TAIL=6 run frames_fragment bin/teapot --bench --backend fragment --bench-sizes 1024,2048
+fi
+if has fourstep; then  # the four-step lines (above 4096): GPU time per dispatch, beside the build before where
+                      # carried as bin/old/fftcompare; then this build's accuracy against FFTW
+    sizes=${FOURSTEP_SIZES:-4096,6000,8192,16384}
+    [ -x bin/old/fftcompare ] && run fourstep_old bin/old/fftcompare --pass-costs --backend compute --sizes "$sizes"
+    run fourstep bin/fftcompare --pass-costs --backend compute --sizes "$sizes"
+    run fourstep_accuracy bin/fftcompare --backend compute --sizes 6000,8192
 fi
 if has compare; then
     run fftcompare bin/fftcompare --sizes 128,256,512,1024,2048,4096,1024x256,256x1024,2048x512

@@ -284,6 +284,28 @@ TEST(compute_twiddles_take_both_paths) {
     }
 }
 
+// The four-step column steps run 16 sub-lines a workgroup, step B two column pairs side by side
+// (fft_line.comp's NEIGHBOUR_PAIRS): the numerical tests above cover both lane layouts only if
+// the four-step chain's dispatches take them (64 x 256: columns of 16 x 16).
+TEST(four_step_columns_take_both_lane_layouts) {
+    for (const test::Chain& chain : test::chains()) {
+        if (chain.name != "four-step") continue;
+        auto* fft = dynamic_cast<ComputeFft*>(test::fft({64, 256}, chain.options));
+        EXPECT(fft != nullptr, chain.name, ": not the compute backend");
+        if (!fft) continue;
+        int a_steps = 0, b_steps = 0;
+        for (const std::string& d : fft->describe_dispatches()) {
+            const std::string label = d.substr(0, d.find(':'));
+            if (label.rfind("columns", 0) != 0 || label.find("(pair 0)") != std::string::npos) continue;
+            const bool b = label.find(" B") != std::string::npos, a = label.find(" A") != std::string::npos;
+            a_steps += a;
+            b_steps += b;
+            EXPECT((d.find("column pairs side by side") != std::string::npos) == b, chain.name, ": ", d);
+        }
+        EXPECT(a_steps >= 1 && b_steps >= 1, chain.name, ": ", a_steps, " column A steps, ", b_steps, " B steps");
+    }
+}
+
 TEST(half_storage_within_its_own_tolerance) {
     // RGBA16F intermediates have 11-bit significands: every pass rounds to 2^-11 = 4.9e-4 relative,
     // and the 8 to 45 passes of a filter add up to about 1e-3 to 2e-2 (measured 1.5e-3 and 4.3e-3

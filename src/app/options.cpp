@@ -103,10 +103,10 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
              if (fft.compute_radix != 4 && fft.compute_radix != 8 && fft.compute_radix != 16)
                  throw UsageError("--compute-radix must be 4, 8 or 16");
          })},
-        {"compute-lines", 0, "G", "compute backend: lines per workgroup 1, 2, 4, 8 or 16 (default: by size)",
+        {"compute-lines", 0, "G", "compute backend: lines per workgroup 1, 2, 4, 8, 16 or 32 (default: by size)",
          set([&fft](const std::string& v) {
-             fft.compute_lines = parse_int(v, "--compute-lines", 1, 16);
-             if (fft.compute_lines & (fft.compute_lines - 1)) throw UsageError("--compute-lines must be 1, 2, 4, 8 or 16");
+             fft.compute_lines = parse_int(v, "--compute-lines", 1, 32);
+             if (fft.compute_lines & (fft.compute_lines - 1)) throw UsageError("--compute-lines must be 1, 2, 4, 8, 16 or 32");
          })},
         {"compute-max-line", 0, "L",
          "compute backend: longer lines take two dispatches (four-step);\n"

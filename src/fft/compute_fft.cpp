@@ -289,7 +289,12 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // slower). Pair 0's mirror in step B needs two.
     const bool mirror_b = d.pair0 && d.step == 2 && (d.store == Store::Spectrum || d.multiply_last);
     const bool chosen = options_.compute_lines != 0 || mirror_b;
-    int lines = mirror_b ? 2 : options_.compute_lines ? options_.compute_lines : rows ? t.row_lines : short_columns ? 1 : t.column_lines;
+    int lines = mirror_b                ? 2
+                : options_.compute_lines ? options_.compute_lines
+                : rows                   ? t.row_lines
+                : short_columns          ? 1
+                : d.step                 ? t.column_step_lines
+                                         : t.column_lines;
     int pad = 0;
     while (lines > 1 && (lines * s.line.threads > kMaxThreads || (!chosen && lines * s.length > t.max_elements) ||
                          (!mirror_b && lines > s.line_count) || fit(lines, pad) < (chosen ? 1 : 2)))
@@ -298,7 +303,13 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.components = fit(lines, pad);
     s.pad_every = pad;
     if (!s.components) throw GlError("a line of " + std::to_string(s.length) + " does not fit the GL's shared memory");
-    s.groups = mirror_b ? s.sublines / 2 + 1 : (s.line_count + lines - 1) / lines;
+    // Step B of the four-step columns: neighbouring column pairs side by side too (tuning), where
+    // the sub-lines per pair divide the step's sub-lines.
+    const int pairs = t.column_step_b_pairs;
+    if (!rows && d.step == 2 && !d.pair0 && pairs > 1 && lines % pairs == 0 && s.sublines % (lines / pairs) == 0) s.neighbour_pairs = pairs;
+    s.groups = mirror_b                  ? s.sublines / 2 + 1
+               : s.neighbour_pairs > 1 ? (axis_lines + s.neighbour_pairs - 1) / s.neighbour_pairs * (s.sublines / (lines / s.neighbour_pairs))
+                                       : (s.line_count + lines - 1) / lines;
     // Twiddle paths (whole lines; the four-step steps read the texture): the texture unit or the
     // storage buffer, split between them as the device's row says.
     if (buffers_ && d.step == 0) {
@@ -327,6 +338,7 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "PAD_EVERY " + std::to_string(s.pad_every),
         "SUBLINES " + std::to_string(s.sublines),
         "LINE_COUNT " + std::to_string(s.line_count),
+        "NEIGHBOUR_PAIRS " + std::to_string(s.neighbour_pairs),
         "WIDTH " + std::to_string(width_),
         "HEIGHT " + std::to_string(height_),
         "TWIDDLE_BUFFER " + std::to_string(buffers_ ? 1 : 0),
@@ -402,7 +414,8 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
                         std::to_string(s.line.threads) + " threads, lines of " + std::to_string(s.length) + " (radices " +
                         radix_list(s.line.forward) + "), " + std::to_string(s.components) + " components per exchange round, " +
                         std::to_string(shared_bytes(s.length, s.lines, s.components, s.pad_every)) + " bytes of shared memory" +
-                        (s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer" : ""));
+                        (s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer" : "") +
+                        (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + " column pairs side by side" : ""));
     }
     return lines;
 }

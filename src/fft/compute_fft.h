@@ -104,6 +104,7 @@ private:
     struct Shape {
         int full = 0, length = 0, sublines = 1, line_count = 0, groups = 0;
         int radix = 0, lines = 1, components = 0, pad_every = 0;
+        int neighbour_pairs = 1;  ///< four-step column steps: column pairs side by side in a workgroup
         LinePlan line;
         unsigned forward_buffer = 0, inverse_buffer = 0;  ///< stages (bit i: stage i) whose twiddles come from the buffer
     };
