@@ -254,8 +254,8 @@ struct TextureFilter::Impl {
         const CallerTexture c = inspect(in, role);
         GLuint source = c.name;
         GLenum target = c.target;
-        if (c.name == input.texture().id()) {  // apply_image's upload, or apply(input)'s padded result
-        } else if (!c.readable) {
+        const bool in_input = c.name == input.texture().id();  // apply_image's upload, or apply(input)'s padded result
+        if (!in_input && !c.readable) {
             attach(GL_READ_FRAMEBUFFER, c);
             glReadBuffer(GL_COLOR_ATTACHMENT0);
             glBindFramebuffer(GL_DRAW_FRAMEBUFFER, input.framebuffer());
@@ -264,7 +264,7 @@ struct TextureFilter::Impl {
             check_gl("copying the input texture");
             source = input.texture().id();
             target = GL_TEXTURE_RECTANGLE;
-        } else {
+        } else if (!in_input) {
             glBindSampler(0, nearest.get());  // texels as stored, whatever the caller's filtering (SavedGlState unbinds it)
         }
         if (padded) {
@@ -299,7 +299,6 @@ struct TextureFilter::Impl {
         check_gl("copying to the output texture");
     }
 
-    /// Filters the frame in `input` into `output` (at (tx.lead, ty.lead) when padded).
     /// Filters the caller's `in` into `output` (at (tx.lead, ty.lead) when padded).
     void run_filter(TextureRef in, GpuTimes* times) {
         std::optional<BorrowedTexture> borrowed;
