@@ -97,9 +97,12 @@ int line_index() { return 0; }
 const int C = NEIGHBOUR_PAIRS;
 const int AXIS_LINES = LINE_COUNT / SUBLINES;
 const int AXIS_BLOCKS = (AXIS_LINES + C - 1) / C;
+// The last block of sub-lines is partial where G / C does not divide SUBLINES (6000: 100 of 8):
+// its lanes past SUBLINES, like those past the last column pair, load sub-line 0 and store nothing.
 int line_index() { return (workgroup() % AXIS_BLOCKS) * C + group_line() % C; }
-int sub() { return (workgroup() / AXIS_BLOCKS) * (G / C) + group_line() / C; }
-bool line_active() { return line_index() < AXIS_LINES; }
+int block_sub() { return (workgroup() / AXIS_BLOCKS) * (G / C) + group_line() / C; }
+bool line_active() { return line_index() < AXIS_LINES && block_sub() < SUBLINES; }
+int sub() { return block_sub() < SUBLINES ? block_sub() : 0; }
 #else
 int line_id() { return workgroup() * G + group_line(); }
 int sub() { return line_id() % SUBLINES; }

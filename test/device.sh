@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe
-#                                        batch sizes sizes_variants sizes_batch stream all
+#                                        batch sizes sizes_variants plans sizes_batch stream all
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
 set -uo pipefail
@@ -20,6 +20,17 @@ run() {  # run NAME COMMAND...: log to $out/NAME.txt, show the tail
     echo "   exit $rc after $((SECONDS - start)) s"
     tail -n "${TAIL:-40}" "$out/$name.txt"
 }
+# The chip's memory bandwidth (GB/s) for --pass-costs' per-dispatch rates: from its name, or PEAK_GBS.
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+case "$gpu_name" in
+    *H200*) peak=4800 ;;
+    *H100*PCIe*) peak=2000 ;;
+    *H100*) peak=3350 ;;
+    *) peak=0 ;;
+esac
+peak=${PEAK_GBS:-$peak}
+costs=(bin/fftcompare --pass-costs --backend compute)
+[ "$peak" != 0 ] && costs+=(--peak-bandwidth "$peak")
 if has info; then
     run info bash -c 'nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; nproc; date -u'
 fi
@@ -42,7 +53,7 @@ if has fourstep; then  # the four-step lines (above 4096): GPU time per dispatch
                       # carried as bin/old/fftcompare; then this build's accuracy against FFTW
     sizes=${FOURSTEP_SIZES:-4096,6000,8192,16384}
     [ -x bin/old/fftcompare ] && run fourstep_old bin/old/fftcompare --pass-costs --backend compute --sizes "$sizes"
-    run fourstep bin/fftcompare --pass-costs --backend compute --sizes "$sizes"
+    run fourstep "${costs[@]}" --sizes "$sizes"
     run fourstep_accuracy bin/fftcompare --backend compute --sizes 6000,8192
 fi
 if has compare; then
@@ -67,10 +78,10 @@ if has peers; then  # every side queued back to back (issue 17): VkFFT's fused c
         done
         [ -x /tmp/cufft_filter ] && run cufft_filter /tmp/cufft_filter ${PEER_SIZES:-1024 2048 4096 8192 16384}
     fi
-    run peers_ours bin/fftcompare --pass-costs --backend compute --sizes $(echo ${PEER_SIZES:-1024 2048 4096 8192 16384} | tr ' ' ',')
+    run peers_ours "${costs[@]}" --sizes $(echo ${PEER_SIZES:-1024 2048 4096 8192 16384} | tr ' ' ',')
 fi
 if has large; then  # the compute backend's four-step sizes: GPU time per dispatch (no FFTW)
-    run large bin/fftcompare --pass-costs --backend compute --sizes 4096,8192,16384
+    run large "${costs[@]}" --sizes 4096,8192,16384
 fi
 if has variants; then
     run twiddles_computed bin/fftcompare --sizes 256,1024,4096 --twiddles computed --max-ratio 0
@@ -95,7 +106,7 @@ fi
 if has sizes; then  # mixed-radix sizes beside their powers of two, and the fragment chain's passes by radix
     run sizes_compute bin/fftcompare --backend compute --max-ratio 1.5 \
         --sizes 1000,1024,1536,2048,1920x1080,2000x1152,2048x1024,3000,3072,4096,6000,6144
-    run sizes_compute_large bin/fftcompare --pass-costs --backend compute --sizes 4096,6000,8192
+    run sizes_compute_large "${costs[@]}" --sizes 4096,6000,8192
     run sizes_fragment bin/fftcompare --backend fragment --max-ratio 1.5 --sizes 1000,1024,1920x1080,2000x1152,2048x1024,2048
     run sizes_fragment_passes bin/fftcompare --pass-costs --backend fragment --sizes 1000,1024,1920x1080,2048
 fi
@@ -103,6 +114,27 @@ if has sizes_variants; then  # mixed lines under other radices and lines per wor
     for v in "" "--compute-radix 8" "--compute-lines 1" "--compute-lines 2" "--compute-lines 4" "--compute-lines 8"; do
         TAIL=30 run "sizes_variant${v// /_}" bin/fftcompare --pass-costs --backend compute $v --sizes 1024,1000,2048x1024,1920x1080,2000x1152
     done
+fi
+if has plans; then  # mixed lines under hand-chosen plans (--compute-plan): composite radices 6-12 with one
+                   # round a stage (idle threads past a stage's butterflies) against the planner's, per dispatch
+    plans() {  # plans SIZE PLAN...: the default, then each plan
+        local size=$1; shift
+        TAIL=8 run "plans_${size}_default" "${costs[@]}" --sizes "$size"
+        for p in "$@"; do
+            TAIL=8 run "plans_${size}_${p//[:,\/]/_}" "${costs[@]}" --sizes "$size" --compute-plan "$p"
+            TAIL=6 run "plans_accuracy_${size}_${p//[:,\/]/_}" bin/fftcompare --backend compute --sizes "$size" --compute-plan "$p"
+        done
+    }
+    plans 2048x1024
+    plans 1024
+    plans 1920x1080 "1920:8x8x6x5,1080:6x6x6x5" "1920:8x8x6x5/240,1080:8x9x5x3" "1920:4x4x4x6x5,1080:10x12x9" \
+        "1920:6x8x8x5,1080:12x10x9" "1920:8x8x5x6,1080:6x9x4x5" "1920:12x10x16,1080:6x6x6x5/216"
+    plans 2000x1152 "2000:8x10x5x5,1152:8x12x12" "2000:10x10x4x5,1152:8x8x2x9" "2000:4x10x10x5,1152:12x12x8" \
+        "2000:8x10x5x5/250,1152:6x8x4x6"
+    plans 1000 "1000:10x10x10" "1000:8x5x5x5" "1000:4x10x5x5" "1000:10x10x10/200"
+    plans 1536 "1536:8x8x8x3" "1536:8x8x4x6" "1536:6x8x8x4" "1536:12x8x16"
+    plans 3000 "3000:10x10x10x3" "3000:8x5x5x5x3" "3000:12x10x5x5" "3000:6x10x10x5"
+    grep -H " ms in \|^compute " "$out"/plans_*.txt > "$out/plans_summary.txt"
 fi
 if has sizes_batch; then  # a 1920x1080 batch on the planner's grid beside the power-of-two grid of the
                           # build before (bin/old/fftfilter, where carried), and with -b wrap

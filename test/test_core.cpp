@@ -286,23 +286,26 @@ TEST(compute_twiddles_take_both_paths) {
 
 // The four-step column steps run 16 sub-lines a workgroup, step B two column pairs side by side
 // (fft_line.comp's NEIGHBOUR_PAIRS): the numerical tests above cover both lane layouts only if
-// the four-step chain's dispatches take them (64 x 256: columns of 16 x 16).
+// the four-step chain's dispatches take them (64 x 256: columns of 16 x 16; 120 x 72: step B's
+// 12 sub-lines in blocks of 8, the last one partial).
 TEST(four_step_columns_take_both_lane_layouts) {
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
-        auto* fft = dynamic_cast<ComputeFft*>(test::fft({64, 256}, chain.options));
-        EXPECT(fft != nullptr, chain.name, ": not the compute backend");
-        if (!fft) continue;
-        int a_steps = 0, b_steps = 0;
-        for (const std::string& d : fft->describe_dispatches()) {
-            const std::string label = d.substr(0, d.find(':'));
-            if (label.rfind("columns", 0) != 0 || label.find("(pair 0)") != std::string::npos) continue;
-            const bool b = label.find(" B") != std::string::npos, a = label.find(" A") != std::string::npos;
-            a_steps += a;
-            b_steps += b;
-            EXPECT((d.find("column pairs side by side") != std::string::npos) == b, chain.name, ": ", d);
+        for (Size size : {Size{64, 256}, Size{120, 72}}) {
+            auto* fft = dynamic_cast<ComputeFft*>(test::fft(size, chain.options));
+            EXPECT(fft != nullptr, chain.name, ": not the compute backend");
+            if (!fft) continue;
+            int a_steps = 0, b_steps = 0;
+            for (const std::string& d : fft->describe_dispatches()) {
+                const std::string label = d.substr(0, d.find(':'));
+                if (label.rfind("columns", 0) != 0 || label.find("(pair 0)") != std::string::npos) continue;
+                const bool b = label.find(" B") != std::string::npos, a = label.find(" A") != std::string::npos;
+                a_steps += a;
+                b_steps += b;
+                EXPECT((d.find("column pairs side by side") != std::string::npos) == b, chain.name, ": ", d);
+            }
+            EXPECT(a_steps >= 1 && b_steps >= 1, chain.name, ": ", a_steps, " column A steps, ", b_steps, " B steps");
         }
-        EXPECT(a_steps >= 1 && b_steps >= 1, chain.name, ": ", a_steps, " column A steps, ", b_steps, " B steps");
     }
 }
 
@@ -467,4 +470,58 @@ TEST(mixed_radix_plans_cover_every_fast_size) {
     EXPECT(next_fast_size(1984) == 2000 && next_fast_size(1144) == 1152 && next_fast_size(2101) == 2160 && is_fast_size(6000) &&
                !is_fast_size(22) && !is_fast_size(15),
            "fast sizes");
+}
+
+// Line plans chosen by hand (--compute-plan, for tuning): composite radices 6, 10 and 12, one
+// round a stage with the threads past a stage's butterflies idle (the default threads), and
+// partial rounds (threads that divide no stage's butterflies) give FFTW's results on rows and
+// columns, forward and filter; bad plans are refused with the item named.
+TEST(hand_chosen_line_plans_match_fftw) {
+    const ComputeFft::LinePlan p = ComputeFft::plan_with({8, 8, 6, 5}, 0);
+    EXPECT(p.threads == 384 && p.registers == 8 && p.inverse == (std::vector<int>{5, 6, 8, 8}) &&
+               p.filter_inverse == (std::vector<int>{5, 8, 8, 6}),
+           "8x8x6x5: ", p.threads, " threads of ", p.registers, " registers");
+    const ComputeFft::LinePlan q = ComputeFft::plan_with({10, 4}, 3);
+    EXPECT(q.threads == 3 && q.registers == 20 && q.slots == 3 * (2 * 10 + 4 * 4), "10x4/3: ", q.threads, " threads of ", q.registers);
+    for (const char* bad : {"1920:8x8x6x4", "15:15", "12:3x4", "x", "8:8/2000", "8:", "88:11x8", "16:4x4,16:2x8", "4096:8x8x8x8/1"}) {
+        bool refused = false;
+        try {
+            ComputeFft::parse_plans(bad);
+        } catch (const std::invalid_argument& e) {
+            refused = std::string(e.what()).find(std::string(bad).substr(0, 2)) != std::string::npos;
+        }
+        EXPECT(refused, "plan \"", bad, "\" not refused with its name");
+    }
+    test::context();
+    if (!ComputeFft::supported()) return;
+    struct Case {
+        Size size;
+        const char* plan;
+    };
+    // Small lines: llvmpipe compiles these unrolled programs in 15-20 s a size.
+    for (const Case& c : {Case{{20, 12}, "20:10x2,12:4x3/2"}, Case{{24, 18}, "24:12x2/4,18:6x3"}}) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        o.compute_plan = c.plan;
+        auto* fft = dynamic_cast<ComputeFft*>(test::fft(c.size, o));
+        EXPECT(fft != nullptr, c.plan, ": not the compute backend");
+        if (!fft) continue;
+        bool seen = false;
+        for (const std::string& d : fft->describe_dispatches())
+            seen |= d.find("radices 12 x 2") != std::string::npos || d.find("radices 10 x 2") != std::string::npos;
+        EXPECT(seen, c.plan, ": the dispatches do not take the plan");
+        const Size s = c.size;
+        std::vector<float> image = test::random_image(s, 3 + s.m), kernel = test::random_image(s, 4 + s.n);
+        std::vector<float> spectrum = fft->forward(image);
+        Filter filter(*fft, kernel);
+        std::vector<float> out = filter.apply(image);
+        for (int ch = 0; ch < 4; ++ch) {
+            auto ref = reference_spectrum(channel_of(image, ch), s.m, s.n);
+            ErrorStats e = compare(ref, unpack_half(spectrum.data(), s.m, s.n, ch));
+            expect_close(std::string("forward, plan ") + c.plan, s, ch, e, kRelRms, kSpectrumMaxRel * e.ref_max);
+            auto conv = reference_circular_convolution(channel_of(image, ch), channel_of(kernel, ch), s.m, s.n);
+            ErrorStats f = compare(conv, channel_of(out, ch));
+            expect_close(std::string("filter, plan ") + c.plan, s, ch, f, kRelRms, 4 * kRelRms * f.ref_max);
+        }
+    }
 }

@@ -3,6 +3,8 @@
 #include "check.h"
 #include "tool.h"
 
+#include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -95,9 +97,44 @@ TEST(a_corrupted_spectrum_fails) {
 
 TEST(bad_options) {
     for (const char* args : {" --sizes 22", " --sizes 64x", " --sizes 12x9", " --kernel nosuch", " --max-error x", " --warm-up -1",
-                         " --compute-lines 3", " --plot /nonexistent/dir/p.png"}) {
+                         " --compute-lines 3", " --plot /nonexistent/dir/p.png", " --compute-plan 64:8x4", " --compute-plan 12:3x4",
+                         " --peak-bandwidth 0"}) {
         test::Result r = test::run(fftcompare() + args);
         EXPECT(r.status == 2 && test::count_lines(r.err) == 1 && r.err.rfind("fftcompare: ", 0) == 0, "'", args, "': exit ",
                r.status, ": ", r.err);
+    }
+}
+
+// --pass-costs on the compute backend: each dispatch's time, the bytes it moves (two texels of 16
+// bytes read and two written per complex element, two of the kernel's read where it multiplies),
+// the rate, and its share of the peak bandwidth given.
+TEST(pass_costs_count_each_dispatchs_bytes) {
+    test::Result r = test::run(fftcompare() + " --pass-costs --backend compute --sizes 64x32 --repeat 2 --warm-up 0 -q --peak-bandwidth 100");
+    EXPECT(r.status == 0, "exit ", r.status, ": ", r.err, r.out);
+    std::map<std::string, std::vector<double>> rows;  // label: us, MB, GB/s, % of peak
+    for (const std::string& line : split(r.out, '\n')) {
+        const size_t at = 2 + 44;  // the label's column
+        if (line.rfind("  ", 0) != 0 || line.size() <= at || line.find("dispatch") != std::string::npos) continue;
+        std::string label = line.substr(2, at - 2);
+        label.erase(label.find_last_not_of(' ') + 1);
+        std::istringstream in(line.substr(at));
+        std::vector<double> v(4, -1);
+        in >> v[0] >> v[1] >> v[2] >> v[3];
+        rows[label] = v;
+    }
+    const double texels = 64.0 * 32;  // 64 x 32: every dispatch touches each texel of its image once
+    struct Want {
+        const char* label;
+        double mb;
+    };
+    for (const Want& w : {Want{"rows forward", texels * 32e-6}, Want{"columns filter (with pair 0)", texels * 48e-6},
+                          Want{"rows inverse", texels * 32e-6}, Want{"filter", texels * 112e-6}}) {
+        auto it = rows.find(w.label);
+        EXPECT(it != rows.end(), "no row ", w.label, ": ", r.out);
+        if (it == rows.end()) continue;
+        const std::vector<double>& v = it->second;
+        EXPECT(v[0] > 0 && std::abs(v[1] - w.mb) < 1e-3 && std::abs(v[2] - w.mb * 1e3 / v[0]) <= 0.05 + 0.01 * v[2] &&
+                   std::abs(v[3] - v[2]) <= 1,
+               w.label, ": ", v[0], " us, ", v[1], " MB (want ", w.mb, "), ", v[2], " GB/s, ", v[3], "% of 100 GB/s");
     }
 }

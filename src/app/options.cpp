@@ -1,11 +1,13 @@
 #include "app/options.h"
 
 #include "app/cli.h"
+#include "fft/compute_fft.h"
 
 #include <getopt.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace gpufft {
 
@@ -107,6 +109,17 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          set([&fft](const std::string& v) {
              fft.compute_lines = parse_int(v, "--compute-lines", 1, 32);
              if (fft.compute_lines & (fft.compute_lines - 1)) throw UsageError("--compute-lines must be 1, 2, 4, 8, 16 or 32");
+         })},
+        {"compute-plan", 0, "PLANS",
+         "compute backend, for tuning: line plans by hand, LENGTH:RxRx...[/THREADS]\n"
+         "comma-separated, e.g. 1920:8x8x6x5/384 (default: the planner's)",
+         set([&fft](const std::string& v) {
+             try {
+                 ComputeFft::parse_plans(v);
+             } catch (const std::invalid_argument& e) {
+                 throw UsageError(std::string("--compute-plan: ") + e.what());
+             }
+             fft.compute_plan = v;
          })},
         {"compute-max-line", 0, "L",
          "compute backend: longer lines take two dispatches (four-step);\n"

@@ -142,9 +142,11 @@ std::vector<int> ComputeFft::line_radices(int length, int max_radix) {
     return r;
 }
 
-ComputeFft::LinePlan ComputeFft::plan_line(int length, int max_radix, int max_threads) {
+ComputeFft::LinePlan ComputeFft::plan_with(const std::vector<int>& forward, int threads) {
     LinePlan p;
-    p.forward = line_radices(length, max_radix);
+    p.forward = forward;
+    int length = 1;
+    for (int r : forward) length *= r;
     // The inverses end with an even radix (the forward's first); the filter's starts with the
     // forward's last.
     auto even_last = [](std::vector<int> r) {
@@ -154,30 +156,75 @@ ComputeFft::LinePlan ComputeFft::plan_line(int length, int max_radix, int max_th
     p.inverse = even_last(p.forward);
     p.filter_inverse = even_last(std::vector<int>(p.forward.begin(), p.forward.end() - 1));
     p.filter_inverse.insert(p.filter_inverse.begin(), p.forward.back());
+    if (threads == 0)
+        for (int r : forward) threads = std::max(threads, length / r);
+    p.threads = threads;
+    for (int r : forward) {
+        const int count = (length / r + threads - 1) / threads;
+        p.slots += static_cast<long long>(count) * r * threads;
+        p.registers = std::max(p.registers, count * r);
+    }
+    return p;
+}
+
+ComputeFft::LinePlan ComputeFft::plan_line(int length, int max_radix, int max_threads) {
+    const std::vector<int> forward = line_radices(length, max_radix);
     // Threads: one of L / r per stage radix r, the one that wastes least (threads times the
     // butterfly rounds each runs, summed over the stages), within 2 max_radix (at most
     // kMaxRegisters) registers where any is; ties to fewer registers.
-    for (int r : p.forward) {
-        const int threads = length / r;
-        if (threads > max_threads) continue;
-        long long rounds = 0;
-        int registers = 0;
-        for (int s : p.forward) {
-            const int count = (length / s + threads - 1) / threads;
-            rounds += static_cast<long long>(count) * s;
-            registers = std::max(registers, count * s);
-        }
-        const long long work = rounds * threads;
-        const int limit = std::min(2 * max_radix, kMaxRegisters);
-        const bool fits = registers <= limit, best_fits = p.registers <= limit;
-        if (p.threads == 0 || (fits && !best_fits) || (fits == best_fits && (work < p.slots || (work == p.slots && registers < p.registers)))) {
-            p.threads = threads;
-            p.registers = registers;
-            p.slots = work;
-        }
+    const int limit = std::min(2 * max_radix, kMaxRegisters);
+    LinePlan best;
+    for (int r : forward) {
+        if (length / r > max_threads) continue;
+        const LinePlan p = plan_with(forward, length / r);
+        const bool fits = p.registers <= limit, best_fits = best.registers <= limit;
+        if (best.threads == 0 || (fits && !best_fits) ||
+            (fits == best_fits && (p.slots < best.slots || (p.slots == best.slots && p.registers < best.registers))))
+            best = p;
     }
-    if (p.threads == 0) throw std::invalid_argument("a line of " + std::to_string(length) + " needs more than " + std::to_string(max_threads) + " threads");
-    return p;
+    if (best.threads == 0) throw std::invalid_argument("a line of " + std::to_string(length) + " needs more than " + std::to_string(max_threads) + " threads");
+    return best;
+}
+
+std::map<int, ComputeFft::LinePlan> ComputeFft::parse_plans(const std::string& text) {
+    std::map<int, LinePlan> plans;
+    size_t at = 0;
+    while (at < text.size()) {
+        size_t end = text.find(',', at);
+        if (end == std::string::npos) end = text.size();
+        const std::string item = text.substr(at, end - at);
+        at = end + 1;
+        auto bad = [&item](const std::string& why) { return std::invalid_argument("compute plan \"" + item + "\": " + why); };
+        // L:RxRx...[/T]
+        const size_t colon = item.find(':'), slash = item.find('/');
+        if (colon == std::string::npos || colon == 0) throw bad("expected LENGTH:RADIXxRADIX...[/THREADS]");
+        auto number = [&bad](const std::string& s) {
+            if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) throw bad("\"" + s + "\" is not a number");
+            return std::stoi(s);
+        };
+        const int length = number(item.substr(0, colon));
+        const std::string list = item.substr(colon + 1, slash == std::string::npos ? std::string::npos : slash - colon - 1);
+        const int threads = slash == std::string::npos ? 0 : number(item.substr(slash + 1));
+        std::vector<int> forward;
+        long long product = 1;
+        for (size_t i = 0; i <= list.size();) {
+            size_t x = list.find('x', i);
+            if (x == std::string::npos) x = list.size();
+            const int r = number(list.substr(i, x - i));
+            if (r < 2 || r > 16 || r == 11 || r == 13) throw bad("radix " + std::to_string(r) + ": fft_line.comp takes 2-10, 12, 14, 15 and 16");
+            forward.push_back(r);
+            product *= r;
+            i = x + 1;
+        }
+        if (product != length) throw bad("the radices multiply to " + std::to_string(product) + ", not " + std::to_string(length));
+        if (forward.front() % 2) throw bad("the first radix must be even (the columns' untangle pairs y and y + N/2)");
+        if (threads < 0 || threads > kMaxThreads) throw bad("threads must be 1 to " + std::to_string(kMaxThreads));
+        const LinePlan p = plan_with(forward, threads);
+        if (p.threads > kMaxThreads) throw bad(std::to_string(p.threads) + " threads a line; at most " + std::to_string(kMaxThreads));
+        if (p.registers > 32) throw bad(std::to_string(p.registers) + " elements a thread; at most 32");
+        if (!plans.emplace(length, p).second) throw bad("a second plan for a line of " + std::to_string(length));
+    }
+    return plans;
 }
 
 int ComputeFft::radix_for(int option) {
@@ -190,6 +237,7 @@ bool ComputeFft::supported() { return GLEW_VERSION_4_3 || GLEW_ARB_compute_shade
 ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftOptions& options)
     : Fft2D(width, height, options.storage), programs_(programs), options_(options) {
     radix_for(options.compute_radix);
+    plans_ = parse_plans(options.compute_plan);
     check_fft_size(width, height);
     check_texture_size(width, height);
     if (!supported()) throw GlError("the compute backend needs OpenGL 4.3 compute shaders");
@@ -269,7 +317,8 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.line_count = axis_lines * s.sublines;
     const ComputeTuning& t = *tuning_;
     s.radix = line_radix(t, options_.compute_radix, s.length);
-    s.line = plan_line(s.length, s.radix, kMaxThreads);
+    const auto chosen_plan = plans_.find(s.length);
+    s.line = chosen_plan != plans_.end() ? chosen_plan->second : plan_line(s.length, s.radix, kMaxThreads);
     // Whole short column lines take one line per workgroup and fewer components.
     const bool short_columns = !rows && d.step == 0 && s.length <= t.short_column_length && options_.compute_lines == 0;
     const int most = std::min(t.max_components, short_columns ? t.short_column_components : 8);
@@ -303,12 +352,14 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.components = fit(lines, pad);
     s.pad_every = pad;
     if (!s.components) throw GlError("a line of " + std::to_string(s.length) + " does not fit the GL's shared memory");
-    // Step B of the four-step columns: neighbouring column pairs side by side too (tuning), where
-    // the sub-lines per pair divide the step's sub-lines.
+    // Step B of the four-step columns: neighbouring column pairs side by side too (tuning), blocks
+    // of lines / pairs sub-lines each, the last one partial where that does not divide the step's
+    // sub-lines.
     const int pairs = t.column_step_b_pairs;
-    if (!rows && d.step == 2 && !d.pair0 && pairs > 1 && lines % pairs == 0 && s.sublines % (lines / pairs) == 0) s.neighbour_pairs = pairs;
+    if (!rows && d.step == 2 && !d.pair0 && pairs > 1 && lines % pairs == 0) s.neighbour_pairs = pairs;
+    const int block = lines / s.neighbour_pairs;
     s.groups = mirror_b                  ? s.sublines / 2 + 1
-               : s.neighbour_pairs > 1 ? (axis_lines + s.neighbour_pairs - 1) / s.neighbour_pairs * (s.sublines / (lines / s.neighbour_pairs))
+               : s.neighbour_pairs > 1 ? (axis_lines + pairs - 1) / pairs * ((s.sublines + block - 1) / block)
                                        : (s.line_count + lines - 1) / lines;
     // Twiddle paths (whole lines; the four-step steps read the texture): the texture unit or the
     // storage buffer, split between them as the device's row says.
@@ -428,6 +479,8 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
     if (profile) timestamps_.start();
     bind(1, kernel);
     std::vector<size_t> timed;  // the step after which each timestamp was taken
+    std::vector<double> bytes;  // moved since the last timestamp
+    double since = 0;
     for (size_t i = 0; i < steps.size(); ++i) {
         const Dispatch& d = steps[i];
         if (d.source->id() == d.target->id()) throw std::logic_error("a dispatch would overwrite its own source");
@@ -442,6 +495,7 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
         glBindImageTexture(0, d.target->id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, half(*d.target) ? GL_RGBA16F : GL_RGBA32F);
         const int x = std::min(s.groups, 32768), y = (s.groups + x - 1) / x;
         glDispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>(y), 1);
+        since += bytes_moved(d, s);
         if (twin_follows(i)) continue;
         // What one dispatch wrote, the next reads as a texture; the caller may read it back or
         // draw from it.
@@ -449,8 +503,10 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
                         GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
         if (profile) {
             timed.push_back(i);
+            bytes.push_back(since);
             timestamps_.mark();
         }
+        since = 0;
     }
     glUseProgram(0);
     glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
@@ -465,10 +521,21 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
             const Dispatch& d = steps[timed[i]];
             profile->pass_ms.push_back(ms);
             profile->pass_labels.push_back(d.axis == Axis::Columns && !d.pair0 ? d.label + " (with pair 0)" : d.label);
+            profile->pass_bytes.push_back(bytes[i]);
             profile->program_ms[static_cast<size_t>(Program::Fft)] += ms;
             profile->total_ms += ms;
         }
     }
+}
+
+double ComputeFft::bytes_moved(const Dispatch& d, const Shape& s) {
+    // Every line element is one complex RGBA value: two texels read (a row pair, a column pair, or
+    // the four texels of Eq. 8 for two elements), two written, two of the kernel's spectrum read
+    // where the dispatch multiplies.
+    const double elements = static_cast<double>(s.line_count) * s.length;
+    auto texel = [](const Texture& t) { return half(t) ? 8.0 : 16.0; };
+    const bool multiplies = d.transform == Transform::Filter || d.multiply_last;
+    return elements * 2 * (texel(*d.source) + texel(*d.target) + (multiplies ? 16.0 : 0.0));
 }
 
 const char* ComputeFft::define_of(Load l) {

@@ -45,6 +45,13 @@ public:
     /// elements a thread) where `max_radix` is at least 8. Every transform starts and the inverses end with an even radix: the columns'
     /// untangle and tangle pair elements y and y + N/2 in one butterfly.
     static LinePlan plan_line(int length, int max_radix, int max_threads);
+    /// The plan of these forward radices (the first even) with `threads` threads a line, or (0) as
+    /// many as the stage with the most butterflies has, so that every stage runs one round and
+    /// the threads past a stage's butterflies (whole warps) wait at its barriers.
+    static LinePlan plan_with(const std::vector<int>& forward, int threads);
+    /// FftOptions::compute_plan read: "LENGTH:RxRx...[/THREADS],..." (e.g. "1920:8x8x6x5/384"), a
+    /// plan per line length in place of plan_line()'s. Throws std::invalid_argument naming the item.
+    static std::map<int, LinePlan> parse_plans(const std::string& text);
     /// The forward radices of plan_line().
     static std::vector<int> line_radices(int length, int max_radix);
     /// The option value checked: 4, 8, 16, or 0 (auto: by line length).
@@ -115,10 +122,13 @@ private:
     std::vector<Dispatch> dispatches(const std::vector<Pass>& passes) const;
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
+    /// The global-memory bytes a dispatch reads and writes (Profile::pass_bytes).
+    static double bytes_moved(const Dispatch& d, const Shape& s);
     void run(const std::vector<Pass>& passes, const Texture* kernel, Profile* profile);
 
     ProgramCache& programs_;
     FftOptions options_;
+    std::map<int, LinePlan> plans_;         // FftOptions::compute_plan: line plans chosen by hand
     int shared_bytes_;
     const ComputeTuning* tuning_ = nullptr;  // fft/tuning.h: this device's constants
     RenderTarget rows_out_, columns_out_;   // H (tangled row transforms), and the row pairs for the inverse

@@ -33,6 +33,9 @@ struct Profile {
     std::array<double, kProgramCount> program_ms{};
     std::vector<double> pass_ms;  ///< one entry per pass (fragment) or dispatch (compute)
     std::vector<std::string> pass_labels;
+    /// Compute backend: the bytes each dispatch reads and writes in global memory (every texel it
+    /// loads or stores once: images, intermediates and the kernel's spectrum; not the twiddles).
+    std::vector<double> pass_bytes;
     double total_ms = 0;
 };
 

@@ -119,10 +119,14 @@ struct FftOptions {
     /// four-step route (two dispatches). 0 (auto): 4096, the longest a workgroup holds in
     /// registers without spilling; set, up to 16384 where shared memory allows.
     int compute_max_line = 0;
+    /// Compute backend: line plans chosen by hand for tuning, "LENGTH:RxRx...[/THREADS],...": the
+    /// forward stages' radices (2-10, 12, 14, 15, 16; the first even) of lines of that length and
+    /// the threads a line (default: one round a stage). Empty (default): the planner's.
+    std::string compute_plan;
 
     /// Every field, for ordering (caches keyed by options) and comparison.
     auto fields() const {
-        return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line);
+        return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_plan);
     }
     bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
     bool operator==(const FftOptions& o) const { return fields() == o.fields(); }

@@ -51,6 +51,7 @@ struct Options {
     bool speed = true;
     bool corrupt = false;  // test hook
     bool pass_costs = false;
+    double peak_gbs = 0;  ///< --peak-bandwidth: the chip's memory bandwidth, GB/s
     bool fft_chosen = false;  // --backend, --radix, --twiddles or --half given: that one only
     int verbosity = 1;
     ContextOptions gl;
@@ -110,6 +111,10 @@ std::vector<OptionSpec> option_specs(Options& o) {
                 "fragment backend: GPU time of each kind of pass per size (a copy pass,\n"
                 "FFT passes, untangle, multiply), fragments/s and bytes/s",
                 set_flag(o.pass_costs)},
+               {"peak-bandwidth", 0, "GB/S",
+                "--pass-costs, compute backend: the chip's memory bandwidth, to show each\n"
+                "dispatch's rate against (e.g. 3350 on an H100 SXM)",
+                [&o](const std::string& v) { o.peak_gbs = parse_double(v, "--peak-bandwidth", 1, 1e6); }},
                {"test-corrupt-spectrum", 0, "", "test hook: damage the GPU spectra, so the checks must fail", set_flag(o.corrupt)},
                {"quiet", 'q', "", "no progress on stderr", [&o](const std::string&) { o.verbosity = 0; }},
            } +
@@ -445,6 +450,7 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
             std::vector<std::vector<double>> per(8);
             std::vector<double> total, download;
             std::vector<std::string> labels;
+            std::vector<double> bytes;
             std::vector<float> out(image.size());
             saturating_warm_up(o.warm_up, [&] { filter.apply(base->input(), base->output()); });
             for (int r = 0; r <= (o.repeat ? o.repeat : 9); ++r) {
@@ -453,6 +459,7 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
                 double d = wall_ms([&] { base->output().download(out.data()); });
                 if (r == 0) continue;
                 labels = p.pass_labels;
+                bytes = p.pass_bytes;
                 total.push_back(p.total_ms);
                 download.push_back(d);
                 for (size_t k = 0; k < p.pass_ms.size() && k < per.size(); ++k) per[k].push_back(p.pass_ms[k] * 1e3);
@@ -460,7 +467,22 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
             const double queued = queued_ms(o, filter, *base, median(total));
             std::printf("\n%s (%s): filter %.4f ms in %zu dispatches, %.4f ms a filter queued; read-back %.3f ms\n", size_name(s).c_str(),
                         base->name().c_str(), median(total), labels.size(), queued, median(download));
-            for (size_t k = 0; k < labels.size(); ++k) std::printf("  %-36s %10.1f us\n", labels[k].c_str(), median(per[k]));
+            // Per dispatch: GPU time, the bytes it reads and writes in global memory, and the rate
+            // (against the chip's peak where --peak-bandwidth gives it).
+            const bool peak = o.peak_gbs > 0;
+            std::printf("  %-44s %10s %10s %10s%s\n", "dispatch", "us", "MB moved", "GB/s", peak ? "  of peak" : "");
+            double all_bytes = 0;
+            for (size_t k = 0; k < labels.size(); ++k) {
+                const double us = median(per[k]), b = k < bytes.size() ? bytes[k] : 0, gbs = b / us * 1e-3;
+                all_bytes += b;
+                std::printf("  %-44s %10.1f %10.3f %10.1f", labels[k].c_str(), us, b * 1e-6, gbs);
+                if (peak) std::printf("  %7.0f%%", 100 * gbs / o.peak_gbs);
+                std::printf("\n");
+            }
+            const double all_gbs = all_bytes / (median(total) * 1e3) * 1e-3;
+            std::printf("  %-44s %10.1f %10.3f %10.1f", "filter", median(total) * 1e3, all_bytes * 1e-6, all_gbs);
+            if (peak) std::printf("  %7.0f%%; at the peak it would take %.1f us", 100 * all_gbs / o.peak_gbs, all_bytes / o.peak_gbs * 1e-3);
+            std::printf("\n");
             continue;
         }
         std::vector<float> image = make_image(o, nullptr, s, 5);
