@@ -129,6 +129,9 @@ if has plans; then  # mixed lines under hand-chosen plans (--compute-plan): comp
     plans 1024
     plans 1920x1080 "1920:8x8x6x5,1080:6x6x6x5" "1920:8x8x6x5/240,1080:8x9x5x3" "1920:4x4x4x6x5,1080:10x12x9" \
         "1920:6x8x8x5,1080:12x10x9" "1920:8x8x5x6,1080:6x9x4x5" "1920:12x10x16,1080:6x6x6x5/216"
+    for g in 1 2 4; do  # the first plan under each number of lines per workgroup
+        TAIL=8 run "plans_1920x1080_lines_$g" "${costs[@]}" --sizes 1920x1080 --compute-lines $g --compute-plan "1920:8x8x6x5,1080:6x6x6x5"
+    done
     plans 2000x1152 "2000:8x10x5x5,1152:8x12x12" "2000:10x10x4x5,1152:8x8x2x9" "2000:4x10x10x5,1152:12x12x8" \
         "2000:8x10x5x5/250,1152:6x8x4x6"
     plans 1000 "1000:10x10x10" "1000:8x5x5x5" "1000:4x10x5x5" "1000:10x10x10/200"
