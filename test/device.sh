@@ -115,28 +115,31 @@ if has sizes_variants; then  # mixed lines under other radices and lines per wor
         TAIL=30 run "sizes_variant${v// /_}" bin/fftcompare --pass-costs --backend compute $v --sizes 1024,1000,2048x1024,1920x1080,2000x1152
     done
 fi
-if has plans; then  # mixed lines under hand-chosen plans (--compute-plan): composite radices 6-12 with one
-                   # round a stage (idle threads past a stage's butterflies) against the planner's, per dispatch
+if has plans; then  # mixed lines under other plans (--compute-plan): the composite planner's and hand-chosen
+                   # ones, radices 6-12 with one round a stage (idle threads past a stage's butterflies),
+                   # against the planner's, per dispatch
     plans() {  # plans SIZE PLAN...: the default, then each plan
         local size=$1; shift
         TAIL=8 run "plans_${size}_default" "${costs[@]}" --sizes "$size"
         for p in "$@"; do
             TAIL=8 run "plans_${size}_${p//[:,\/]/_}" "${costs[@]}" --sizes "$size" --compute-plan "$p"
-            TAIL=6 run "plans_accuracy_${size}_${p//[:,\/]/_}" bin/fftcompare --backend compute --sizes "$size" --compute-plan "$p"
         done
     }
     plans 2048x1024
     plans 1024
-    plans 1920x1080 "1920:8x8x6x5,1080:6x6x6x5" "1920:8x8x6x5/240,1080:8x9x5x3" "1920:4x4x4x6x5,1080:10x12x9" \
+    plans 1920x1080 composite "1920:8x8x6x5,1080:6x6x6x5" "1920:8x8x6x5/240,1080:8x9x5x3" "1920:4x4x4x6x5,1080:10x12x9" \
         "1920:6x8x8x5,1080:12x10x9" "1920:8x8x5x6,1080:6x9x4x5" "1920:12x10x16,1080:6x6x6x5/216"
     for g in 1 2 4; do  # the first plan under each number of lines per workgroup
         TAIL=8 run "plans_1920x1080_lines_$g" "${costs[@]}" --sizes 1920x1080 --compute-lines $g --compute-plan "1920:8x8x6x5,1080:6x6x6x5"
     done
-    plans 2000x1152 "2000:8x10x5x5,1152:8x12x12" "2000:10x10x4x5,1152:8x8x2x9" "2000:4x10x10x5,1152:12x12x8" \
+    plans 2000x1152 composite "2000:8x10x5x5,1152:8x12x12" "2000:10x10x4x5,1152:8x8x2x9" "2000:4x10x10x5,1152:12x12x8" \
         "2000:8x10x5x5/250,1152:6x8x4x6"
-    plans 1000 "1000:10x10x10" "1000:8x5x5x5" "1000:4x10x5x5" "1000:10x10x10/200"
-    plans 1536 "1536:8x8x8x3" "1536:8x8x4x6" "1536:6x8x8x4" "1536:12x8x16"
-    plans 3000 "3000:10x10x10x3" "3000:8x5x5x5x3" "3000:12x10x5x5" "3000:6x10x10x5"
+    plans 1000 composite "1000:10x10x10" "1000:8x5x5x5" "1000:4x10x5x5" "1000:10x10x10/200"
+    plans 1536 composite "1536:8x8x8x3" "1536:8x8x4x6" "1536:6x8x8x4" "1536:12x8x16"
+    plans 3000 composite "3000:10x10x10x3" "3000:8x5x5x5x3" "3000:12x10x5x5" "3000:6x10x10x5"
+    # accuracy and one-filter times of the composite planner's plans (a hand plan's: before it is kept)
+    run plans_composite_sizes bin/fftcompare --backend compute --max-ratio 1.5 --compute-plan composite \
+        --sizes 1000,1536,1920x1080,2000x1152,3000,6000
     grep -H " ms in \|^compute " "$out"/plans_*.txt > "$out/plans_summary.txt"
 fi
 if has sizes_batch; then  # a 1920x1080 batch on the planner's grid beside the power-of-two grid of the

@@ -415,15 +415,21 @@ TEST(compute_length_model_rates_every_line_it_allows) {
     FftOptions o;
     o.compute_max_line = 16384;
     const LengthModel m = ComputeFft::lengths(o);
-    for (long long n : {4096LL, 6000LL, 8192LL, 16384LL}) {
-        double cost = 0;
-        try {
-            cost = m.allowed(n) ? m.cost(n) : 0;
-        } catch (const std::exception& e) {
-            EXPECT(false, n, ": ", e.what());
+    o.compute_plan = "composite";
+    const LengthModel composite = ComputeFft::lengths(o);
+    for (long long n : {4096LL, 6000LL, 8192LL, 16384LL, 1080LL, 3000LL})
+        for (const LengthModel* model : {&m, &composite}) {
+            double cost = 0;
+            try {
+                cost = model->allowed(n) ? model->cost(n) : 0;
+            } catch (const std::exception& e) {
+                EXPECT(false, n, ": ", e.what());
+            }
+            EXPECT(cost >= 1, n, ": cost ", cost);
         }
-        EXPECT(cost >= 1, n, ": cost ", cost);
-    }
+    // One round a stage: the composite 1080 (12 10 9, 120 threads) wastes no round of a thread,
+    // the planner's (4 2 5 3 3 3) does.
+    EXPECT(composite.cost(1080) < m.cost(1080), "1080: composite ", composite.cost(1080), ", planner ", m.cost(1080));
 }
 
 // Issue 15: every even size with factors 2, 3, 5, 7 has a line plan whose radices multiply to it,
@@ -448,6 +454,18 @@ TEST(mixed_radix_plans_cover_every_fast_size) {
                    ": ", p.threads, " threads of ", p.registers, " registers");
             ++lines;
         }
+        // The composite planner (--compute-plan composite): radices up to 12, one round a stage.
+        if (n & (n - 1)) {
+            const std::vector<int> c = ComputeFft::composite_radices(n);
+            const ComputeFft::LinePlan p = ComputeFft::plan_with(c, 0);
+            long long product = 1;
+            for (int r : c) {
+                product *= r;
+                EXPECT(r >= 2 && r <= 12 && r != 11, "composite ", n, ": radix ", r);
+            }
+            EXPECT(product == n && c.front() % 2 == 0 && p.threads <= 1024 && p.registers <= 12, "composite ", n, ": ", product, ", first ",
+                   c.front(), ", ", p.threads, " threads of ", p.registers);
+        }
         if (n % 4 == 0) {
             long long product = 1;
             for (int r : radices(n)) {
@@ -467,15 +485,22 @@ TEST(mixed_radix_plans_cover_every_fast_size) {
         check_coverage(fast_inverse_plan(s.m, s.n), "fast inverse");
         check_coverage(fast_filter_plan(s.m, s.n), "fast filter");
     }
+    EXPECT(ComputeFft::composite_radices(1920) == (std::vector<int>{8, 8, 6, 5}) &&
+               ComputeFft::composite_radices(1080) == (std::vector<int>{12, 10, 9}) &&
+               ComputeFft::composite_radices(1000) == (std::vector<int>{10, 10, 10}) &&
+               ComputeFft::composite_radices(1152) == (std::vector<int>{12, 12, 8}) &&
+               ComputeFft::composite_radices(14) == (std::vector<int>{2, 7}),
+           "composite plans of 1920, 1080, 1000, 1152, 14");
     EXPECT(next_fast_size(1984) == 2000 && next_fast_size(1144) == 1152 && next_fast_size(2101) == 2160 && is_fast_size(6000) &&
                !is_fast_size(22) && !is_fast_size(15),
            "fast sizes");
 }
 
-// Line plans chosen by hand (--compute-plan, for tuning): composite radices 6, 10 and 12, one
-// round a stage with the threads past a stage's butterflies idle (the default threads), and
-// partial rounds (threads that divide no stage's butterflies) give FFTW's results on rows and
-// columns, forward and filter; bad plans are refused with the item named.
+// Line plans chosen by hand (--compute-plan, for tuning), and the composite planner's (18 as 6 x 3):
+// composite radices 6, 10 and 12, one round a stage with the threads past a stage's butterflies
+// idle (the default threads), and partial rounds (threads that divide no stage's butterflies)
+// give FFTW's results on rows and columns, forward and filter; bad plans are refused with the
+// item named.
 TEST(hand_chosen_line_plans_match_fftw) {
     const ComputeFft::LinePlan p = ComputeFft::plan_with({8, 8, 6, 5}, 0);
     EXPECT(p.threads == 384 && p.registers == 8 && p.inverse == (std::vector<int>{5, 6, 8, 8}) &&
@@ -499,17 +524,17 @@ TEST(hand_chosen_line_plans_match_fftw) {
         const char* plan;
     };
     // Small lines: llvmpipe compiles these unrolled programs in 15-20 s a size.
-    for (const Case& c : {Case{{20, 12}, "20:10x2,12:4x3/2"}, Case{{24, 18}, "24:12x2/4,18:6x3"}}) {
+    for (const Case& c : {Case{{20, 12}, "20:10x2,12:4x3/2"}, Case{{24, 18}, "24:12x2/4,composite"}}) {
         FftOptions o;
         o.backend = Backend::Compute;
         o.compute_plan = c.plan;
         auto* fft = dynamic_cast<ComputeFft*>(test::fft(c.size, o));
         EXPECT(fft != nullptr, c.plan, ": not the compute backend");
         if (!fft) continue;
-        bool seen = false;
+        int seen = 0;
         for (const std::string& d : fft->describe_dispatches())
-            seen |= d.find("radices 12 x 2") != std::string::npos || d.find("radices 10 x 2") != std::string::npos;
-        EXPECT(seen, c.plan, ": the dispatches do not take the plan");
+            for (const char* radices : {"radices 12 x 2)", "radices 10 x 2)", "radices 6 x 3)", "radices 4 x 3)"}) seen += d.find(radices) != std::string::npos;
+        EXPECT(seen >= 4, c.plan, ": the dispatches do not take the plan");
         const Size s = c.size;
         std::vector<float> image = test::random_image(s, 3 + s.m), kernel = test::random_image(s, 4 + s.n);
         std::vector<float> spectrum = fft->forward(image);

@@ -112,7 +112,8 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          })},
         {"compute-plan", 0, "PLANS",
          "compute backend, for tuning: line plans by hand, LENGTH:RxRx...[/THREADS]\n"
-         "comma-separated, e.g. 1920:8x8x6x5/384 (default: the planner's)",
+         "comma-separated, e.g. 1920:8x8x6x5/384, or composite: mixed lines in the\n"
+         "fewest stages of radices up to 12 (default: the planner's)",
          set([&fft](const std::string& v) {
              try {
                  ComputeFft::parse_plans(v);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <iterator>
 #include <stdexcept>
 
 namespace gpufft {
@@ -186,14 +188,18 @@ ComputeFft::LinePlan ComputeFft::plan_line(int length, int max_radix, int max_th
     return best;
 }
 
-std::map<int, ComputeFft::LinePlan> ComputeFft::parse_plans(const std::string& text) {
-    std::map<int, LinePlan> plans;
+ComputeFft::PlanChoice ComputeFft::parse_plans(const std::string& text) {
+    PlanChoice plans;
     size_t at = 0;
     while (at < text.size()) {
         size_t end = text.find(',', at);
         if (end == std::string::npos) end = text.size();
         const std::string item = text.substr(at, end - at);
         at = end + 1;
+        if (item == "composite") {
+            plans.composite = true;
+            continue;
+        }
         auto bad = [&item](const std::string& why) { return std::invalid_argument("compute plan \"" + item + "\": " + why); };
         // L:RxRx...[/T]
         const size_t colon = item.find(':'), slash = item.find('/');
@@ -222,9 +228,49 @@ std::map<int, ComputeFft::LinePlan> ComputeFft::parse_plans(const std::string& t
         const LinePlan p = plan_with(forward, threads);
         if (p.threads > kMaxThreads) throw bad(std::to_string(p.threads) + " threads a line; at most " + std::to_string(kMaxThreads));
         if (p.registers > 32) throw bad(std::to_string(p.registers) + " elements a thread; at most 32");
-        if (!plans.emplace(length, p).second) throw bad("a second plan for a line of " + std::to_string(length));
+        if (!plans.lines.emplace(length, p).second) throw bad("a second plan for a line of " + std::to_string(length));
     }
     return plans;
+}
+
+std::vector<int> ComputeFft::composite_radices(int length) {
+    // Every multiset of radices up to kMaxRegisters (largest first) whose product is `length`;
+    // kept: the fewest stages, then the fewest threads (length over the smallest radix), then the
+    // smallest largest radix (registers).
+    static const int kRadices[] = {12, 10, 9, 8, 7, 6, 5, 4, 3, 2};
+    std::vector<int> best, current;
+    auto better = [](const std::vector<int>& a, const std::vector<int>& b) {
+        if (b.empty()) return true;
+        if (a.size() != b.size()) return a.size() < b.size();
+        if (a.back() != b.back()) return a.back() > b.back();  // largest first: back() is the smallest
+        return a.front() < b.front();
+    };
+    std::function<void(int, size_t)> search = [&](int rest, size_t from) {
+        if (rest == 1) {
+            if (!current.empty() && length / current.back() <= kMaxThreads && better(current, best)) best = current;
+            return;
+        }
+        if (!best.empty() && current.size() >= best.size()) return;
+        for (size_t i = from; i < std::size(kRadices); ++i)
+            if (rest % kRadices[i] == 0) {
+                current.push_back(kRadices[i]);
+                search(rest / kRadices[i], i);
+                current.pop_back();
+            }
+    };
+    search(length, 0);
+    if (best.empty()) throw std::invalid_argument("no composite line plan for a length of " + std::to_string(length));
+    // The first radix even (the columns' untangle pairs y and y + N/2 in one butterfly).
+    auto even = std::find_if(best.begin(), best.end(), [](int r) { return r % 2 == 0; });
+    std::rotate(best.begin(), even, even + 1);
+    return best;
+}
+
+ComputeFft::LinePlan ComputeFft::line_plan(int length, int max_radix, const PlanChoice& choice) {
+    const auto hand = choice.lines.find(length);
+    if (hand != choice.lines.end()) return hand->second;
+    if (choice.composite && (length & (length - 1))) return plan_with(composite_radices(length), 0);
+    return plan_line(length, max_radix, kMaxThreads);
 }
 
 int ComputeFft::radix_for(int option) {
@@ -294,10 +340,10 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
     const ComputeTuning& t = compute_tuning(software_renderer());
     const int most = options.compute_max_line ? std::min(options.compute_max_line, 16 * kMaxThreads) : t.max_elements;
     auto allowed = [most](long long n) { return is_fast_size(n) && !split_line(static_cast<int>(n), most).empty(); };
-    auto cost = [&t, most, radix = options.compute_radix](long long n) {
+    auto cost = [&t, most, radix = options.compute_radix, plans = parse_plans(options.compute_plan)](long long n) {
         double c = 0;
         for (int part : split_line(static_cast<int>(n), most)) {
-            const LinePlan p = plan_line(part, line_radix(t, radix, part), kMaxThreads);
+            const LinePlan p = line_plan(part, line_radix(t, radix, part), plans);
             c += 1 + kButterflyCost * static_cast<double>(p.slots) / part;
         }
         return c;
@@ -317,8 +363,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.line_count = axis_lines * s.sublines;
     const ComputeTuning& t = *tuning_;
     s.radix = line_radix(t, options_.compute_radix, s.length);
-    const auto chosen_plan = plans_.find(s.length);
-    s.line = chosen_plan != plans_.end() ? chosen_plan->second : plan_line(s.length, s.radix, kMaxThreads);
+    s.line = line_plan(s.length, s.radix, plans_);
     // Whole short column lines take one line per workgroup and fewer components.
     const bool short_columns = !rows && d.step == 0 && s.length <= t.short_column_length && options_.compute_lines == 0;
     const int most = std::min(t.max_components, short_columns ? t.short_column_components : 8);

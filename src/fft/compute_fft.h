@@ -49,9 +49,21 @@ public:
     /// many as the stage with the most butterflies has, so that every stage runs one round and
     /// the threads past a stage's butterflies (whole warps) wait at its barriers.
     static LinePlan plan_with(const std::vector<int>& forward, int threads);
-    /// FftOptions::compute_plan read: "LENGTH:RxRx...[/THREADS],..." (e.g. "1920:8x8x6x5/384"), a
-    /// plan per line length in place of plan_line()'s. Throws std::invalid_argument naming the item.
-    static std::map<int, LinePlan> parse_plans(const std::string& text);
+    /// Plans chosen over the planner's (FftOptions::compute_plan, for tuning): per line length, and
+    /// whether lines with factors 3, 5 or 7 take composite_radices().
+    struct PlanChoice {
+        std::map<int, LinePlan> lines;
+        bool composite = false;
+    };
+    /// FftOptions::compute_plan read: items "LENGTH:RxRx...[/THREADS]" (e.g. "1920:8x8x6x5/384")
+    /// and "composite", comma-separated. Throws std::invalid_argument naming the item.
+    static PlanChoice parse_plans(const std::string& text);
+    /// The fewest stages of radices 2-10 and 12 (at most kMaxRegisters elements a thread) for a
+    /// line of `length`, then the fewest threads with one round a stage, the first radix even:
+    /// 1920 as 8 8 6 5 (384 threads), 1080 as 12 10 9 (120), 1000 as 10 10 10.
+    static std::vector<int> composite_radices(int length);
+    /// The plan of a line of `length`: `choice`'s for it where it has one, else plan_line()'s.
+    static LinePlan line_plan(int length, int max_radix, const PlanChoice& choice);
     /// The forward radices of plan_line().
     static std::vector<int> line_radices(int length, int max_radix);
     /// The option value checked: 4, 8, 16, or 0 (auto: by line length).
@@ -128,7 +140,7 @@ private:
 
     ProgramCache& programs_;
     FftOptions options_;
-    std::map<int, LinePlan> plans_;         // FftOptions::compute_plan: line plans chosen by hand
+    PlanChoice plans_;                      // FftOptions::compute_plan: line plans chosen by hand
     int shared_bytes_;
     const ComputeTuning* tuning_ = nullptr;  // fft/tuning.h: this device's constants
     RenderTarget rows_out_, columns_out_;   // H (tangled row transforms), and the row pairs for the inverse

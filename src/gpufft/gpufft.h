@@ -119,9 +119,10 @@ struct FftOptions {
     /// four-step route (two dispatches). 0 (auto): 4096, the longest a workgroup holds in
     /// registers without spilling; set, up to 16384 where shared memory allows.
     int compute_max_line = 0;
-    /// Compute backend: line plans chosen by hand for tuning, "LENGTH:RxRx...[/THREADS],...": the
-    /// forward stages' radices (2-10, 12, 14, 15, 16; the first even) of lines of that length and
-    /// the threads a line (default: one round a stage). Empty (default): the planner's.
+    /// Compute backend: line plans chosen for tuning, comma-separated: "LENGTH:RxRx...[/THREADS]",
+    /// the forward stages' radices (2-10, 12, 14, 15, 16; the first even) of lines of that length
+    /// and the threads a line (default: one round a stage); "composite": lines with factors 3, 5
+    /// or 7 in the fewest stages of radices up to 12. Empty (default): the planner's.
     std::string compute_plan;
 
     /// Every field, for ordering (caches keyed by options) and comparison.
