@@ -126,7 +126,10 @@ if has plans; then  # mixed lines under other plans (--compute-plan): the compos
         done
     }
     plans 2048x1024
-    plans 1024
+    # powers of two (issue 17): fewer stages with the registers a smaller workgroup leaves, or one round a stage
+    plans 1024 "1024:8x8x4x4" "1024:8x8x16" "1024:16x16x4" "1024:8x8x8x2/128"
+    plans 2048 "2048:8x16x16" "2048:8x8x8x4/512" "2048:16x16x8"
+    plans 4096 "4096:16x16x16" "4096:8x8x8x8/256" "4096:16x16x16/512"
     plans 1920x1080 composite "1920:8x8x6x5,1080:6x6x6x5" "1920:8x8x6x5/240,1080:8x9x5x3" "1920:4x4x4x6x5,1080:10x12x9" \
         "1920:6x8x8x5,1080:12x10x9" "1920:8x8x5x6,1080:6x9x4x5" "1920:12x10x16,1080:6x6x6x5/216"
     for g in 1 2 4; do  # the first plan under each number of lines per workgroup
