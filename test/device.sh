@@ -143,7 +143,14 @@ if has plans; then  # mixed lines under other plans (--compute-plan): the compos
     # accuracy and one-filter times of the composite planner's plans (a hand plan's: before it is kept)
     run plans_composite_sizes bin/fftcompare --backend compute --max-ratio 1.5 --compute-plan composite \
         --sizes 1000,1536,1920x1080,2000x1152,3000,6000
-    grep -H " ms in \|^compute " "$out"/plans_*.txt > "$out/plans_summary.txt"
+    # one line per run: size, plan, one filter and queued (ms), the dispatches' us
+    for f in "$out"/plans_*.txt; do
+        awk -v run="$(basename "$f" .txt)" '
+            / \(compute\): filter / { if (line) print line; line = sprintf("%-52s %-11s %9s %9s |", run, $1, $4, $9) ; next }
+            line && /^  / && $1 != "dispatch" && $1 != "filter" { line = line sprintf(" %s", $NF ~ /%$/ ? $(NF - 3) : $(NF - 2)) }
+            END { if (line) print line }' "$f"
+    done > "$out/plans_summary.txt"
+    cat "$out/plans_summary.txt"
 fi
 if has sizes_batch; then  # a 1920x1080 batch on the planner's grid beside the power-of-two grid of the
                           # build before (bin/old/fftfilter, where carried), and with -b wrap
