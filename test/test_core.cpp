@@ -550,3 +550,27 @@ TEST(hand_chosen_line_plans_match_fftw) {
         }
     }
 }
+
+// A program that does not compile or link throws GlError with the stage, the file and the
+// driver's log (programs added at run time, as test/bench/passprobe does).
+TEST(broken_programs_report_their_log) {
+    test::context();
+    add_program_source("test_broken.frag", "void main() {\n    gl_FragColor = vec4(1.0)\n}\n");   // no ';'
+    add_program_source("test_no_main.frag", "void not_main() { gl_FragColor = vec4(1.0); }\n");
+    struct Case {
+        const char* fragment;
+        const char* what;
+    };
+    for (const Case& c : {Case{"test_broken.frag", "cannot compile"}, Case{"test_no_main.frag", "cannot link"}}) {
+        std::string message;
+        try {
+            GlProgram program(ProgramSpec{"quad.vert", c.fragment, {}, false});
+        } catch (const GlError& e) {
+            message = e.what();
+        }
+        const size_t log = message.find("): ") != std::string::npos ? message.find("): ") + 3 : message.find(": ", message.find(c.fragment)) + 2;
+        EXPECT(message.find(c.what) != std::string::npos && message.find(c.fragment) != std::string::npos &&
+                   log < message.size() && message.find_first_not_of(" \n", log) != std::string::npos && message.find('\0') == std::string::npos,
+               c.fragment, ": \"", message, "\"");
+    }
+}

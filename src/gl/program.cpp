@@ -33,6 +33,16 @@ bool ends_with(const std::string& s, const char* suffix) {
     return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
 }
 
+/// A shader's or program's info log (glGetShaderiv and glGetShaderInfoLog, or the program's pair).
+template <typename GetIv, typename GetLog>
+std::string info_log(GLuint id, GetIv get_iv, GetLog get_log) {
+    GLint len = 0;
+    get_iv(id, GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<size_t>(len > 1 ? len : 1), '\0');
+    get_log(id, len, nullptr, &log[0]);
+    return log.c_str();  // up to the terminating NUL
+}
+
 std::string define_lines(const std::vector<std::string>& defines) {
     std::string out;
     for (const std::string& d : defines) out += "#define " + d + "\n";
@@ -71,14 +81,11 @@ GLuint compile(GLenum stage, const std::vector<std::string>& files, const Progra
     GLint ok = 0;
     glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
     if (!ok) {
-        GLint len = 0;
-        glGetShaderiv(shader, GL_INFO_LOG_LENGTH, &len);
-        std::string log(static_cast<size_t>(len > 1 ? len : 1), '\0');
-        glGetShaderInfoLog(shader, len, nullptr, &log[0]);
+        const std::string log = info_log(shader, glGetShaderiv, glGetShaderInfoLog);
         glDeleteShader(shader);
         std::string strings;
         for (size_t i = 0; i < files.size(); ++i) strings += " " + std::to_string(i + 1) + "=" + files[i];
-        throw GlError("cannot compile " + describe(spec) + " (source strings:" + strings + "): " + log.c_str());
+        throw GlError("cannot compile " + describe(spec) + " (source strings:" + strings + "): " + log);
     }
     return shader;
 }
@@ -144,11 +151,8 @@ GlProgram::GlProgram(const ProgramSpec& spec) {
     GLint ok = 0;
     glGetProgramiv(id, GL_LINK_STATUS, &ok);
     if (!ok) {
-        GLint len = 0;
-        glGetProgramiv(id, GL_INFO_LOG_LENGTH, &len);
-        std::string log(static_cast<size_t>(len > 1 ? len : 1), '\0');
-        glGetProgramInfoLog(id, len, nullptr, &log[0]);
-        throw GlError("cannot link " + describe(spec) + ": " + log.c_str());
+        const std::string log = info_log(id, glGetProgramiv, glGetProgramInfoLog);
+        throw GlError("cannot link " + describe(spec) + ": " + log);
     }
     for (size_t i = 0; i < locations_.size(); ++i) locations_[i] = glGetUniformLocation(id, kUniformNames[i]);
     // Samplers are fixed to texture units once: source 0, kernel 1, twiddles 2, planes 3, stored
