@@ -512,7 +512,7 @@ TEST(hand_chosen_line_plans_match_fftw) {
         bool refused = false;
         try {
             ComputeFft::parse_plans(bad);
-        } catch (const std::invalid_argument& e) {
+        } catch (const UsageError& e) {
             refused = std::string(e.what()).find(std::string(bad).substr(0, 2)) != std::string::npos;
         }
         EXPECT(refused, "plan \"", bad, "\" not refused with its name");

@@ -60,17 +60,25 @@ void parse_size(const std::string& text, const std::string& what, int& width, in
     height = x == std::string::npos ? width : parse_int(text.substr(x + 1), what + " height", 1, 1 << 20);
 }
 
-std::vector<std::pair<int, int>> parse_size_list(const std::string& list, const std::string& what) {
-    std::vector<std::pair<int, int>> sizes;
+std::vector<std::string> split_list(const std::string& text, char sep) {
+    std::vector<std::string> items;
     size_t start = 0;
     for (;;) {
-        const size_t comma = list.find(',', start);
-        std::pair<int, int> s;
-        parse_size(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start), what, s.first, s.second);
-        sizes.push_back(s);
-        if (comma == std::string::npos) return sizes;
-        start = comma + 1;
+        const size_t at = text.find(sep, start);
+        items.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+        if (at == std::string::npos) return items;
+        start = at + 1;
     }
+}
+
+std::vector<std::pair<int, int>> parse_size_list(const std::string& list, const std::string& what) {
+    std::vector<std::pair<int, int>> sizes;
+    for (const std::string& item : split_list(list, ',')) {
+        std::pair<int, int> s;
+        parse_size(item, what, s.first, s.second);
+        sizes.push_back(s);
+    }
+    return sizes;
 }
 
 }  // namespace gpufft

@@ -15,6 +15,8 @@ int parse_int(const std::string& text, const std::string& what, int lo, int hi);
 long long parse_bytes(const std::string& text, const std::string& what);
 /// "WxH" (or "N" for N x N).
 void parse_size(const std::string& text, const std::string& what, int& width, int& height);
+/// The items of `text` between separators `sep` ("a,,b": "a", "", "b"; "": one empty item).
+std::vector<std::string> split_list(const std::string& text, char sep);
 /// A comma-separated list of sizes, each "WxH" or "N".
 std::vector<std::pair<int, int>> parse_size_list(const std::string& list, const std::string& what);
 

@@ -1,5 +1,8 @@
 #include "fft/compute_fft.h"
 
+#include "base/error.h"
+#include "base/parse.h"
+
 #include "fft/sizes.h"
 #include "fft/tuning.h"
 #include "fft/twiddle.h"
@@ -190,41 +193,29 @@ ComputeFft::LinePlan ComputeFft::plan_line(int length, int max_radix, int max_th
 
 ComputeFft::PlanChoice ComputeFft::parse_plans(const std::string& text) {
     PlanChoice plans;
-    size_t at = 0;
-    while (at < text.size()) {
-        size_t end = text.find(',', at);
-        if (end == std::string::npos) end = text.size();
-        const std::string item = text.substr(at, end - at);
-        at = end + 1;
+    if (text.empty()) return plans;
+    for (const std::string& item : split_list(text, ',')) {
         if (item == "composite") {
             plans.composite = true;
             continue;
         }
-        auto bad = [&item](const std::string& why) { return std::invalid_argument("compute plan \"" + item + "\": " + why); };
-        // L:RxRx...[/T]
+        // LENGTH:RxRx...[/THREADS]
+        const std::string what = "compute plan \"" + item + "\"";
+        auto bad = [&what](const std::string& why) { return UsageError(what + ": " + why); };
         const size_t colon = item.find(':'), slash = item.find('/');
-        if (colon == std::string::npos || colon == 0) throw bad("expected LENGTH:RADIXxRADIX...[/THREADS]");
-        auto number = [&bad](const std::string& s) {
-            if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) throw bad("\"" + s + "\" is not a number");
-            return std::stoi(s);
-        };
-        const int length = number(item.substr(0, colon));
-        const std::string list = item.substr(colon + 1, slash == std::string::npos ? std::string::npos : slash - colon - 1);
-        const int threads = slash == std::string::npos ? 0 : number(item.substr(slash + 1));
+        if (colon == std::string::npos) throw bad("expected LENGTH:RADIXxRADIX...[/THREADS]");
+        const int length = parse_int(item.substr(0, colon), what + " length", 2, 1 << 20);
+        const int threads = slash == std::string::npos ? 0 : parse_int(item.substr(slash + 1), what + " threads", 1, kMaxThreads);
         std::vector<int> forward;
         long long product = 1;
-        for (size_t i = 0; i <= list.size();) {
-            size_t x = list.find('x', i);
-            if (x == std::string::npos) x = list.size();
-            const int r = number(list.substr(i, x - i));
-            if (r < 2 || r > 16 || r == 11 || r == 13) throw bad("radix " + std::to_string(r) + ": fft_line.comp takes 2-10, 12, 14, 15 and 16");
+        for (const std::string& radix : split_list(item.substr(colon + 1, slash == std::string::npos ? std::string::npos : slash - colon - 1), 'x')) {
+            const int r = parse_int(radix, what + " radix", 2, 16);
+            if (r == 11 || r == 13) throw bad("radix " + radix + ": fft_line.comp takes 2-10, 12, 14, 15 and 16");
             forward.push_back(r);
             product *= r;
-            i = x + 1;
         }
         if (product != length) throw bad("the radices multiply to " + std::to_string(product) + ", not " + std::to_string(length));
         if (forward.front() % 2) throw bad("the first radix must be even (the columns' untangle pairs y and y + N/2)");
-        if (threads < 0 || threads > kMaxThreads) throw bad("threads must be 1 to " + std::to_string(kMaxThreads));
         const LinePlan p = plan_with(forward, threads);
         if (p.threads > kMaxThreads) throw bad(std::to_string(p.threads) + " threads a line; at most " + std::to_string(kMaxThreads));
         if (p.registers > 32) throw bad(std::to_string(p.registers) + " elements a thread; at most 32");

@@ -56,7 +56,7 @@ public:
         bool composite = false;
     };
     /// FftOptions::compute_plan read: items "LENGTH:RxRx...[/THREADS]" (e.g. "1920:8x8x6x5/384")
-    /// and "composite", comma-separated. Throws std::invalid_argument naming the item.
+    /// and "composite", comma-separated. Throws UsageError naming the item.
     static PlanChoice parse_plans(const std::string& text);
     /// The fewest stages of radices 2-10 and 12 (at most kMaxRegisters elements a thread) for a
     /// line of `length`, then the fewest threads with one round a stage, the first radix even:
