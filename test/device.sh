@@ -4,13 +4,14 @@
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe
 #                                        batch sizes sizes_variants plans sizes_batch stream all
+#                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
 set -uo pipefail
 out=${OUT:-out/device}
 mkdir -p "$out"
 steps=${*:-all}
-has() { [[ " $steps " == *" $1 "* || " $steps " == *" all "* ]]; }
+has() { [[ " $steps " == *" $1 "* || " $steps " == *" all "* || ( $1 == plans && " $steps " == *" plans_"* ) ]]; }
 run() {  # run NAME COMMAND...: log to $out/NAME.txt, show the tail
     local name=$1; shift
     echo "== $name: $*"
@@ -115,42 +116,19 @@ if has sizes_variants; then  # mixed lines under other radices and lines per wor
         TAIL=30 run "sizes_variant${v// /_}" bin/fftcompare --pass-costs --backend compute $v --sizes 1024,1000,2048x1024,1920x1080,2000x1152
     done
 fi
-if has plans; then  # mixed lines under other plans (--compute-plan): the composite planner's and hand-chosen
-                   # ones, radices 6-12 with one round a stage (idle threads past a stage's butterflies),
-                   # against the planner's, per dispatch
-    plans() {  # plans SIZE PLAN...: the default, then each plan
-        local size=$1; shift
-        TAIL=8 run "plans_${size}_default" "${costs[@]}" --sizes "$size"
-        for p in "$@"; do
-            TAIL=8 run "plans_${size}_${p//[:,\/]/_}" "${costs[@]}" --sizes "$size" --compute-plan "$p"
-        done
+if has plans; then  # line plans raced against each other in one process (fftcompare --race: interleaved rounds,
+                   # so the drift between processes that made earlier per-process comparisons unreliable falls
+                   # on all alike): the planner's, the composite planner's (fewest stages of radices up to 12,
+                   # one round a stage) and hand-chosen ones, beside powers of two of about the same size
+    hand_a="1920:8x8x6x5,1080:6x6x6x5,2000:8x10x5x5,1152:8x12x12,1000:8x5x5x5,1536:8x8x8x3,3000:10x10x10x3,1024:8x8x4x4"
+    hand_b="1920:8x8x6x5/240,1080:8x9x5x3,2000:8x10x5x5/250,1152:6x8x4x6"
+    race() {  # race NAME SIZES PLANS
+        TAIL=${RACE_TAIL:-30} run "race_$1" timeout "${RACE_TIMEOUT:-290}" bin/fftcompare --backend compute --sizes "$2" --race "$3"
     }
-    plans 2048x1024
-    # powers of two (issue 17): fewer stages with the registers a smaller workgroup leaves, or one round a stage
-    plans 1024 "1024:8x8x4x4" "1024:8x8x16" "1024:16x16x4" "1024:8x8x8x2/128"
-    plans 2048 "2048:8x16x16" "2048:8x8x8x4/512" "2048:16x16x8"
-    plans 4096 "4096:16x16x16" "4096:8x8x8x8/256" "4096:16x16x16/512"
-    plans 1920x1080 composite "1920:8x8x6x5,1080:6x6x6x5" "1920:8x8x6x5/240,1080:8x9x5x3" "1920:4x4x4x6x5,1080:10x12x9" \
-        "1920:6x8x8x5,1080:12x10x9" "1920:8x8x5x6,1080:6x9x4x5" "1920:12x10x16,1080:6x6x6x5/216"
-    for g in 1 2 4; do  # the first plan under each number of lines per workgroup
-        TAIL=8 run "plans_1920x1080_lines_$g" "${costs[@]}" --sizes 1920x1080 --compute-lines $g --compute-plan "1920:8x8x6x5,1080:6x6x6x5"
-    done
-    plans 2000x1152 composite "2000:8x10x5x5,1152:8x12x12" "2000:10x10x4x5,1152:8x8x2x9" "2000:4x10x10x5,1152:12x12x8" \
-        "2000:8x10x5x5/250,1152:6x8x4x6"
-    plans 1000 composite "1000:10x10x10" "1000:8x5x5x5" "1000:4x10x5x5" "1000:10x10x10/200"
-    plans 1536 composite "1536:8x8x8x3" "1536:8x8x4x6" "1536:6x8x8x4" "1536:12x8x16"
-    plans 3000 composite "3000:10x10x10x3" "3000:8x5x5x5x3" "3000:12x10x5x5" "3000:6x10x10x5"
-    # accuracy and one-filter times of the composite planner's plans (a hand plan's: before it is kept)
-    run plans_composite_sizes bin/fftcompare --backend compute --max-ratio 1.5 --compute-plan composite \
-        --sizes 1000,1536,1920x1080,2000x1152,3000,6000
-    # one line per run: size, plan, one filter and queued (ms), the dispatches' us
-    for f in "$out"/plans_*.txt; do
-        awk -v run="$(basename "$f" .txt)" '
-            / \(compute\): filter / { if (line) print line; line = sprintf("%-52s %-11s %9s %9s |", run, $1, $4, $9) ; next }
-            line && /^  / && $1 != "dispatch" && $1 != "filter" { line = line sprintf(" %s", $NF ~ /%$/ ? $(NF - 3) : $(NF - 2)) }
-            END { if (line) print line }' "$f"
-    done > "$out/plans_summary.txt"
-    cat "$out/plans_summary.txt"
+    [[ " $steps " == *" plans_square "* ]] ||
+        race hd "${RACE_HD_SIZES:-2048x1024,1920x1080,2000x1152}" "${RACE_HD_PLANS:-default;composite;$hand_a;$hand_b}"
+    [[ " $steps " == *" plans_hd "* ]] ||
+        race square "${RACE_SQUARE_SIZES:-1024,1000,1536,2048,3072,3000}" "${RACE_SQUARE_PLANS:-default;composite;$hand_a}"
 fi
 if has sizes_batch; then  # a 1920x1080 batch on the planner's grid beside the power-of-two grid of the
                           # build before (bin/old/fftfilter, where carried), and with -b wrap

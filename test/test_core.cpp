@@ -9,6 +9,7 @@
 #include "fft/plan.h"
 #include "fft/sizes.h"
 #include "reference/reference.h"
+#include "fft/tuning.h"
 #include "fft/twiddle.h"
 
 #include <cmath>
@@ -549,6 +550,33 @@ TEST(hand_chosen_line_plans_match_fftw) {
             expect_close(std::string("filter, plan ") + c.plan, s, ch, f, kRelRms, 4 * kRelRms * f.ref_max);
         }
     }
+}
+
+// The device rows' measured line plans (ComputeTuning::line_plans): the GPU row's 1000 as 8 5 5 5
+// with 200 threads, each row's text a valid plan; --compute-plan overrides them per length, and a
+// --compute-radix (a tuning run of the planner's radix) sets them aside; the cost model follows.
+TEST(device_rows_measured_plans_yield_to_the_options) {
+    for (bool software : {false, true}) {
+        bool parses = true;
+        try {
+            ComputeFft::parse_plans(compute_tuning(software).line_plans);
+        } catch (const std::exception&) {
+            parses = false;
+        }
+        EXPECT(parses, compute_tuning(software).device, ": line_plans \"", compute_tuning(software).line_plans, "\" does not parse");
+    }
+    const ComputeTuning& gpu = compute_tuning(false);
+    FftOptions o;
+    ComputeFft::PlanChoice c = ComputeFft::chosen_plans(o, gpu);
+    EXPECT(c.lines.count(1000) && c.lines.at(1000).forward == (std::vector<int>{8, 5, 5, 5}) && c.lines.at(1000).threads == 200,
+           "the GPU row's plan of 1000 is not 8x5x5x5 with 200 threads");
+    EXPECT(ComputeFft::chosen_plans(o, compute_tuning(true)).lines.empty(), "the software row has measured plans");
+    o.compute_plan = "1000:10x10x10,1920:8x8x6x5";
+    c = ComputeFft::chosen_plans(o, gpu);
+    EXPECT(c.lines.size() == 2 && c.lines.at(1000).forward == (std::vector<int>{10, 10, 10}), "--compute-plan does not win over the row");
+    o.compute_plan.clear();
+    o.compute_radix = 8;
+    EXPECT(ComputeFft::chosen_plans(o, gpu).lines.empty(), "--compute-radix does not set the row's plans aside");
 }
 
 // A program that does not compile or link throws GlError with the stage, the file and the

@@ -98,10 +98,35 @@ TEST(a_corrupted_spectrum_fails) {
 TEST(bad_options) {
     for (const char* args : {" --sizes 22", " --sizes 64x", " --sizes 12x9", " --kernel nosuch", " --max-error x", " --warm-up -1",
                          " --compute-lines 3", " --plot /nonexistent/dir/p.png", " --compute-plan 64:8x4", " --compute-plan 12:3x4",
-                         " --peak-bandwidth 0"}) {
+                         " --peak-bandwidth 0", " --race 'default;'", " --race default+radix=5", " --race default+lines=3",
+                         " --race nosuch", " --race 'default;64:8x4'", " --race default --sizes 64"}) {
         test::Result r = test::run(fftcompare() + args);
         EXPECT(r.status == 2 && test::count_lines(r.err) == 1 && r.err.rfind("fftcompare: ", 0) == 0, "'", args, "': exit ",
                r.status, ": ", r.err);
+    }
+}
+
+// --race: each (size, plan) pair in one process, a row each with its setup time, the queued ms
+// per filter (with the minimum), ns per pixel, the ratio to the size's first plan, one filter's
+// ms and each of the three dispatches' us.
+TEST(race_times_each_plan_in_one_process) {
+    test::Result r = test::run(fftcompare() +
+                               " --backend compute --sizes 64x32,32 --race 'default;composite+lines=1' --repeat 2 --queue 2 --warm-up 0 -q");
+    EXPECT(r.status == 0, "exit ", r.status, ": ", r.err, r.out);
+    std::vector<std::string> rows;
+    for (const std::string& line : split(r.out, '\n'))
+        if (line.rfind("64x32 ", 0) == 0 || line.rfind("32x32 ", 0) == 0) rows.push_back(line);
+    EXPECT(rows.size() == 4, rows.size(), " rows: ", r.out);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        std::istringstream in(rows[i]);
+        std::string size, plan, min, ratio, bar;
+        double setup = -1, queued = -1, ns = -1, single = -1;
+        in >> size >> plan >> setup >> queued >> min >> ns >> ratio >> single >> bar;
+        std::vector<double> us;
+        for (double v; in >> v;) us.push_back(v);
+        EXPECT(plan == (i % 2 ? "composite+lines=1" : "default"), "row ", i, ": ", rows[i]);
+        EXPECT(setup >= 0 && queued > 0 && ns > 0 && single > 0 && bar == "|" && us.size() == 3, "row ", i, ": ", rows[i]);
+        if (i % 2 == 0) EXPECT(ratio == "1.000x", "a size's first plan is its own yardstick: ", rows[i]);
     }
 }
 

@@ -12,6 +12,8 @@
 
 #include <chrono>
 #include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -193,4 +195,29 @@ TEST(no_usable_gl_is_one_line) {
     // Sizes beyond the GPU's texture limit.
     test::Result big = test::run(test::bin_dir() + "/fftcompare --no-speed -q --sizes 65536x2");
     EXPECT(big.status != 0 && big.err.find("texture limit") != std::string::npos, "exit ", big.status, ": ", big.err);
+}
+
+// makeimages takes one directory and options as options: --help once wrote the bundled images
+// into a directory named "--help" at the top of the repository.
+TEST(makeimages_takes_options_not_directories) {
+    test::TempDir dir;
+    const std::string makeimages = test::bin_dir() + "/makeimages";
+    test::Result help = test::run("cd '" + dir.path() + "' && " + makeimages + " --help");
+    EXPECT(help.status == 0 && help.out.find("Usage: makeimages") != std::string::npos && dir.list().empty(), "--help: exit ",
+           help.status, ", entries ", dir.list().size(), ": ", help.out, help.err);
+    for (const char* args : {" --bogus", " -x", " a b"}) {
+        test::Result r = test::run("cd '" + dir.path() + "' && " + makeimages + args);
+        EXPECT(r.status == 2 && test::count_lines(r.err) == 1 && r.err.rfind("makeimages: ", 0) == 0 && dir.list().empty(), "'", args,
+               "': exit ", r.status, ": ", r.err);
+    }
+}
+
+// The repository's top level is src/, programs/, images/, test/, Makefile, README.md and .ci/ (and
+// git's own files), as the project's layout says; checked where the tests run from a git checkout.
+TEST(top_level_holds_only_the_projects_entries) {
+    test::Result r = test::run("cd '" + test::bin_dir() + "' && cd \"$(git rev-parse --show-toplevel 2>/dev/null)\" && git ls-files | cut -d/ -f1 | sort -u");
+    if (r.status != 0 || r.out.empty()) return;  // not a git checkout (an unpacked tarball): nothing to compare
+    std::set<std::string> allowed = {".ci", ".gitignore", "Makefile", "README.md", "images", "programs", "src", "test"};
+    std::istringstream in(r.out);
+    for (std::string entry; std::getline(in, entry);) EXPECT(allowed.count(entry), "unexpected top-level entry \"", entry, "\"");
 }

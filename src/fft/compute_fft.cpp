@@ -224,6 +224,13 @@ ComputeFft::PlanChoice ComputeFft::parse_plans(const std::string& text) {
     return plans;
 }
 
+ComputeFft::PlanChoice ComputeFft::chosen_plans(const FftOptions& options, const ComputeTuning& tuning) {
+    PlanChoice plans = parse_plans(options.compute_plan);
+    if (options.compute_radix == 0)
+        for (const auto& [length, plan] : parse_plans(tuning.line_plans).lines) plans.lines.emplace(length, plan);  // the option's first
+    return plans;
+}
+
 std::vector<int> ComputeFft::composite_radices(int length) {
     // Every multiset of radices up to kMaxRegisters (largest first) whose product is `length`;
     // kept: the fewest stages, then the fewest threads (length over the smallest radix), then the
@@ -274,12 +281,13 @@ bool ComputeFft::supported() { return GLEW_VERSION_4_3 || GLEW_ARB_compute_shade
 ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftOptions& options)
     : Fft2D(width, height, options.storage), programs_(programs), options_(options) {
     radix_for(options.compute_radix);
-    plans_ = parse_plans(options.compute_plan);
+    plans_ = parse_plans(options.compute_plan);  // a bad option fails before any GL call
     check_fft_size(width, height);
     check_texture_size(width, height);
     if (!supported()) throw GlError("the compute backend needs OpenGL 4.3 compute shaders");
     shared_bytes_ = gl_integer(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
     tuning_ = &compute_tuning(software_renderer());
+    plans_ = chosen_plans(options, *tuning_);
     buffers_ = GLEW_VERSION_4_3 || GLEW_ARB_shader_storage_buffer_object;
     rows_out_ = RenderTarget(width, height, options.storage);
     columns_out_ = RenderTarget(width, height, options.storage);
@@ -331,7 +339,7 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
     const ComputeTuning& t = compute_tuning(software_renderer());
     const int most = options.compute_max_line ? std::min(options.compute_max_line, 16 * kMaxThreads) : t.max_elements;
     auto allowed = [most](long long n) { return is_fast_size(n) && !split_line(static_cast<int>(n), most).empty(); };
-    auto cost = [&t, most, radix = options.compute_radix, plans = parse_plans(options.compute_plan)](long long n) {
+    auto cost = [&t, most, radix = options.compute_radix, plans = chosen_plans(options, t)](long long n) {
         double c = 0;
         for (int part : split_line(static_cast<int>(n), most)) {
             const LinePlan p = line_plan(part, line_radix(t, radix, part), plans);

@@ -58,6 +58,9 @@ public:
     /// FftOptions::compute_plan read: items "LENGTH:RxRx...[/THREADS]" (e.g. "1920:8x8x6x5/384")
     /// and "composite", comma-separated. Throws UsageError naming the item.
     static PlanChoice parse_plans(const std::string& text);
+    /// The plans line_plan() takes over the planner's: the option's, and for the lengths it does
+    /// not name, where no --compute-radix is given, the device row's (ComputeTuning::line_plans).
+    static PlanChoice chosen_plans(const FftOptions& options, const ComputeTuning& tuning);
     /// The fewest stages of radices 2-10 and 12 (at most kMaxRegisters elements a thread) for a
     /// line of `length`, then the fewest threads with one round a stage, the first radix even:
     /// 1920 as 8 8 6 5 (384 threads), 1080 as 12 10 9 (120), 1000 as 10 10 10.
@@ -140,7 +143,7 @@ private:
 
     ProgramCache& programs_;
     FftOptions options_;
-    PlanChoice plans_;                      // FftOptions::compute_plan: line plans chosen by hand
+    PlanChoice plans_;                      // chosen_plans(): by hand (FftOptions::compute_plan) and the device row's
     int shared_bytes_;
     const ComputeTuning* tuning_ = nullptr;  // fft/tuning.h: this device's constants
     RenderTarget rows_out_, columns_out_;   // H (tangled row transforms), and the row pairs for the inverse

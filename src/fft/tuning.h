@@ -21,6 +21,9 @@ struct ComputeTuning {
     int max_elements = 4096;          ///< complex RGBA elements a workgroup holds before registers spill
     bool row_twiddles_from_buffer = true;   ///< row dispatches: every stage's twiddles from the storage buffer
     int column_forward_buffer_above = 1024; ///< column lines longer than this: forward stages' twiddles from it
+    /// Line plans measured faster than the planner's, as --compute-plan writes them (taken where
+    /// neither --compute-plan nor --compute-radix says otherwise).
+    const char* line_plans = "";
 };
 
 /// The row for a software rasterizer (software_renderer() in fft2d.h) or for a GPU.

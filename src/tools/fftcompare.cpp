@@ -37,6 +37,17 @@ struct Size {
     int m, n;
 };
 
+/// One contestant of --race: a --compute-plan value ("" the planner's), lines per workgroup and
+/// the largest stage radix (0: the device's).
+struct RacePlan {
+    std::string plan;
+    int lines = 0, radix = 0;
+    std::string name() const {
+        return (plan.empty() ? "default" : plan) + (lines ? "+lines=" + std::to_string(lines) : "") +
+               (radix ? "+radix=" + std::to_string(radix) : "");
+    }
+};
+
 struct Options {
     std::vector<Size> sizes;
     std::string input, kernel;
@@ -51,6 +62,7 @@ struct Options {
     bool speed = true;
     bool corrupt = false;  // test hook
     bool pass_costs = false;
+    std::vector<RacePlan> race;  ///< --race: compute plans timed against each other in one process
     double peak_gbs = 0;  ///< --peak-bandwidth: the chip's memory bandwidth, GB/s
     bool fft_chosen = false;  // --backend, --radix, --twiddles or --half given: that one only
     int verbosity = 1;
@@ -62,6 +74,33 @@ std::vector<Size> parse_sizes(const std::string& list) {
     std::vector<Size> sizes;
     for (auto [m, n] : parse_fast_size_list(list, "--sizes")) sizes.push_back({m, n});
     return sizes;
+}
+
+/// --race's list: items PLAN[+lines=G][+radix=R], PLAN a --compute-plan value checked as that
+/// option checks it ("default": the planner's own), G and R as --compute-lines and --compute-radix.
+std::vector<RacePlan> parse_race(const std::string& list) {
+    std::vector<RacePlan> plans;
+    for (const std::string& item : split_list(list, ';')) {
+        if (item.empty()) throw UsageError("--race: an empty item (the planner's own plan is 'default')");
+        const std::string what = "--race \"" + item + "\"";
+        std::vector<std::string> parts = split_list(item, '+');
+        RacePlan r;
+        r.plan = parts.front() == "default" ? "" : parts.front();
+        ComputeFft::parse_plans(r.plan);  // throws UsageError naming a bad item
+        for (size_t i = 1; i < parts.size(); ++i) {
+            if (parts[i].rfind("lines=", 0) == 0) {
+                r.lines = parse_int(parts[i].substr(6), what + " lines", 1, 32);
+                if (r.lines & (r.lines - 1)) throw UsageError(what + ": lines must be 1, 2, 4, 8, 16 or 32");
+            } else if (parts[i].rfind("radix=", 0) == 0) {
+                r.radix = parse_int(parts[i].substr(6), what + " radix", 4, 16);
+                if (r.radix != 4 && r.radix != 8 && r.radix != 16) throw UsageError(what + ": radix must be 4, 8 or 16");
+            } else {
+                throw UsageError(what + ": expected lines=G or radix=R after '+', not \"" + parts[i] + "\"");
+            }
+        }
+        plans.push_back(r);
+    }
+    return plans;
 }
 
 void print_help();
@@ -111,6 +150,14 @@ std::vector<OptionSpec> option_specs(Options& o) {
                 "fragment backend: GPU time of each kind of pass per size (a copy pass,\n"
                 "FFT passes, untangle, multiply), fragments/s and bytes/s",
                 set_flag(o.pass_costs)},
+               {"race", 0, "PLANS",
+                "compute backend: time these plans against each other on every size in\n"
+                "one process: ';'-separated PLAN[+lines=G][+radix=R], PLAN a\n"
+                "--compute-plan value ('default': the planner's), G and R as\n"
+                "--compute-lines and --compute-radix;\n"
+                "in interleaved rounds, so that a shared GPU's drift hits all alike:\n"
+                "queued ms per filter, ns per pixel, each dispatch's us",
+                [&o](const std::string& v) { o.race = parse_race(v); }},
                {"peak-bandwidth", 0, "GB/S",
                 "--pass-costs, compute backend: the chip's memory bandwidth, to show each\n"
                 "dispatch's rate against (e.g. 3350 on an H100 SXM)",
@@ -551,6 +598,82 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
     }
 }
 
+/// --race: every (size, plan) pair built once (programs compiled, setup seconds shown), then timed
+/// in rounds that visit each pair in turn (one profiled filter, then a queue of filters timed by
+/// two timestamps), so that the drift of a shared GPU between processes and over time falls on
+/// all pairs alike. Medians over the rounds; "vs first" compares a size's plans with its first.
+void print_race(ProgramCache& programs, const Options& o, const std::string& gpu) {
+    if (o.fft.backend != Backend::Compute) throw UsageError("--race times compute plans: add --backend compute");
+    struct Entry {
+        Size s;
+        RacePlan plan;
+        std::unique_ptr<Fft2D> fft;
+        std::unique_ptr<Filter> filter;
+        double setup_s = 0;
+        int queue = 0;
+        std::vector<double> queued, single;
+        std::vector<std::vector<double>> per;
+        std::vector<std::string> labels;
+    };
+    std::vector<Entry> entries;
+    for (Size s : o.sizes) {
+        std::vector<float> image = make_image(o, nullptr, s, 5);
+        for (const RacePlan& plan : o.race) {
+            Entry e;
+            e.s = s;
+            e.plan = plan;
+            const auto start = std::chrono::steady_clock::now();
+            FftOptions f = o.fft;
+            f.compute_plan = plan.plan;
+            if (plan.lines) f.compute_lines = plan.lines;
+            if (plan.radix) f.compute_radix = plan.radix;
+            e.fft = make_fft(programs, s.m, s.n, f);
+            e.fft->input().upload(image.data());
+            e.filter = std::make_unique<Filter>(*e.fft, image);
+            Profile p;
+            e.filter->apply(e.fft->input(), e.fft->output(), &p);
+            e.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            e.labels = p.pass_labels;
+            e.per.resize(p.pass_ms.size());
+            // About 20 ms of work a queue (3..200 filters).
+            e.queue = o.queue ? o.queue : std::clamp(static_cast<int>(20.0 / std::max(p.total_ms, 1e-3)), 3, 200);
+            if (o.verbosity)
+                std::fprintf(stderr, "%s: %s %s: set up in %.1f s\n", kTool, size_name(s).c_str(), plan.name().c_str(),
+                             e.setup_s);
+            entries.push_back(std::move(e));
+        }
+    }
+    for (Entry& e : entries) saturating_warm_up(o.warm_up, [&] { e.filter->apply(e.fft->input(), e.fft->output()); });
+    const int rounds = o.repeat ? o.repeat : 15;
+    GpuTimer timer;
+    for (int r = 0; r < rounds; ++r)
+        for (Entry& e : entries) {
+            Profile p;
+            e.filter->apply(e.fft->input(), e.fft->output(), &p);
+            e.single.push_back(p.total_ms);
+            for (size_t k = 0; k < p.pass_ms.size() && k < e.per.size(); ++k) e.per[k].push_back(p.pass_ms[k] * 1e3);
+            timer.begin();
+            for (int k = 0; k < e.queue; ++k) e.filter->apply(e.fft->input(), e.fft->output());
+            timer.end();
+            e.queued.push_back(timer.milliseconds() / e.queue);
+        }
+    std::printf("Plan race on %s: %d interleaved rounds, medians (min); queued: GPU time per filter of a queue\n", gpu.c_str(),
+                rounds);
+    std::printf("%-11s %-40s %8s %18s %8s %8s %9s | dispatches, us\n", "size", "plan", "setup s", "queued ms (min)", "ns/px",
+                "vs first", "single ms");
+    double first = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        const Entry& e = entries[i];
+        const double q = median(e.queued), px = static_cast<double>(e.s.m) * e.s.n;
+        if (i == 0 || entries[i - 1].s.m != e.s.m || entries[i - 1].s.n != e.s.n) first = q;
+        std::printf("%-11s %-40s %8.1f %9.4f (%6.4f) %8.4f %7.3fx %9.4f |", size_name(e.s).c_str(),
+                    e.plan.name().c_str(), e.setup_s, q, *std::min_element(e.queued.begin(), e.queued.end()),
+                    q / px * 1e6, q / first, median(e.single));
+        for (const std::vector<double>& us : e.per) std::printf(" %.1f", median(us));
+        std::printf("\n");
+    }
+}
+
 std::string cpu_name() {
     std::ifstream in("/proc/cpuinfo");
     for (std::string line; std::getline(in, line);)
@@ -587,6 +710,10 @@ int run(Options o) {
 
     if (o.pass_costs) {
         print_pass_costs(programs, o, gpu);
+        return kExitOk;
+    }
+    if (!o.race.empty()) {
+        print_race(programs, o, gpu);
         return kExitOk;
     }
     std::vector<FftOptions> implementations = {o.fft};

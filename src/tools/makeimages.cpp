@@ -37,9 +37,27 @@ void grey(float* p, double v) { p[0] = p[1] = p[2] = static_cast<float>(v); }
 
 }  // namespace
 
+const char* kUsage = "Usage: makeimages [DIRECTORY]   (default images): writes the bundled images and kernels/ there\n";
+
 int main(int argc, char** argv) {
+    // One optional operand, the directory; anything that looks like an option is one (a directory
+    // named "--help" is never what was meant: write ./-name for such a directory).
+    std::string dir = "images";
+    if (argc > 1) {
+        const std::string a = argv[1];
+        if (a == "-h" || a == "--help") {
+            std::printf("%s", kUsage);
+            return kExitOk;
+        }
+        if (a == "--version") {
+            std::printf("%s %s\n", kTool, kVersion);
+            return kExitOk;
+        }
+        if (a.size() > 1 && a[0] == '-') return report(kTool, "unknown option " + a + " (see --help)", kExitUsage);
+        if (argc > 2) return report(kTool, "one directory at most, not also " + std::string(argv[2]), kExitUsage);
+        dir = a;
+    }
     try {
-        std::string dir = argc > 1 ? argv[1] : "images";
         make_directories(dir + "/kernels");
         std::printf("%s: writing %s/\n", kTool, dir.c_str());
 
