@@ -602,3 +602,26 @@ TEST(broken_programs_report_their_log) {
                c.fragment, ": \"", message, "\"");
     }
 }
+
+// ProgramCache::prepare issues every compile and link before waiting for any (drivers with
+// parallel shader compiling run them side by side): each distinct program is compiled once, and
+// in a batch with a broken program that program's log is thrown, every broken one alike.
+TEST(prepared_programs_compile_once_and_report_failures) {
+    test::context();
+    add_program_source("test_broken_too.frag", "void main() {\n    gl_FragColor = vec4(1.0)\n}\n");   // no ';'
+    ProgramCache cache;
+    const ProgramSpec a{"quad.vert", "pass.frag", {}, true}, b{"quad.vert", "scale.frag", {}, true};
+    cache.prepare({a, b, a});
+    EXPECT(cache.size() == 2, cache.size(), " programs after preparing two (one twice)");
+    const GlProgram* first = &cache.get(a);
+    cache.prepare({a});
+    EXPECT(cache.size() == 2 && &cache.get(a) == first && first->id() != 0, "a prepared program compiled again");
+    std::string message;
+    try {
+        cache.prepare({ProgramSpec{"quad.vert", "pass.frag", {"TEST_VARIANT"}, true}, ProgramSpec{"quad.vert", "test_broken_too.frag", {}, false}});
+    } catch (const GlError& e) {
+        message = e.what();
+    }
+    EXPECT(message.find("cannot compile") != std::string::npos && message.find("test_broken_too.frag") != std::string::npos, "\"", message,
+           "\"");
+}

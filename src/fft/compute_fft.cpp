@@ -305,12 +305,15 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
                 twiddle_buffers_.emplace(length, StorageBuffer(pairs.data(), pairs.size() * sizeof(float)));
             }
         }
-    // Compile every program now (as forward, inverse and filter run them, into RGBA32F results): a
-    // driver that rejects one fails here with its log.
+    // Compile every program now (as forward, inverse and filter run them, into RGBA32F results),
+    // side by side where the driver compiles in parallel: a driver that rejects one fails here
+    // with its log.
     RenderTarget result(1, 1);
+    std::vector<ProgramSpec> specs;
     for (const std::vector<Pass>& passes : {forward_passes(result.texture(), result), inverse_passes(result.texture(), result),
                                             filter_passes(result.texture(), result)})
-        for (const Dispatch& d : dispatches(passes)) programs_.get(spec(d));
+        for (const Dispatch& d : dispatches(passes)) specs.push_back(spec(d));
+    programs_.prepare(specs);
     check_gl("setting up the compute FFT");
 }
 

@@ -103,17 +103,19 @@ FragmentFft::FragmentFft(ProgramCache& programs, int width, int height, const Ff
     }
     ping_pong_[0] = RenderTarget(width, height, options.storage);
     ping_pong_[1] = RenderTarget(width, height, options.storage);
-    // Every region and program now: a driver that rejects a program fails here with its log, and
-    // the first frame is not slower than the rest.
+    // Every region and program now (compiled side by side where the driver can): a driver that
+    // rejects a program fails here with its log, and the first frame is not slower than the rest.
+    std::vector<ProgramSpec> specs;
     for (const Plan* plan : {&forward_, &inverse_, &filter_}) {
         std::vector<Region> regions;
         for (const Pass& pass : plan->passes)
             for (const Draw& d : pass.draws) {
                 regions.push_back(d.region);
-                programs_.get(spec_of(d.variant));
+                specs.push_back(spec_of(d.variant));
             }
         quads_.add(regions);
     }
+    programs_.prepare(specs);
     check_gl("setting up the fragment FFT");
 }
 

@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
+#include <thread>
+#include <algorithm>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -60,8 +63,10 @@ std::string describe(const ProgramSpec& spec) {
 }
 
 // Each file becomes its own GLSL source-string number through #line, so a compile log's
-// "2:14(3)" means line 14 of the second file listed in the error message.
-GLuint compile(GLenum stage, const std::vector<std::string>& files, const ProgramSpec& spec) {
+// "2:14(3)" means line 14 of the second file listed in the error message. The status is not asked
+// for here: a driver with parallel shader compiling (KHR/ARB_parallel_shader_compile) goes on
+// compiling in the background until check_compiled() or the link needs the result.
+GLuint start_compile(GLenum stage, const std::vector<std::string>& files, const ProgramSpec& spec) {
     const bool compute = stage == GL_COMPUTE_SHADER;
     std::vector<std::string> parts;
     parts.push_back(compute ? "#version 430\n"
@@ -78,16 +83,27 @@ GLuint compile(GLenum stage, const std::vector<std::string>& files, const Progra
     GLuint shader = glCreateShader(stage);
     glShaderSource(shader, static_cast<GLsizei>(ptrs.size()), ptrs.data(), nullptr);
     glCompileShader(shader);
+    return shader;
+}
+
+/// Throws GlError with the driver's log if `shader` (made from `files`) did not compile.
+void check_compiled(GLuint shader, const std::vector<std::string>& files, const ProgramSpec& spec) {
     GLint ok = 0;
     glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        const std::string log = info_log(shader, glGetShaderiv, glGetShaderInfoLog);
-        glDeleteShader(shader);
-        std::string strings;
-        for (size_t i = 0; i < files.size(); ++i) strings += " " + std::to_string(i + 1) + "=" + files[i];
-        throw GlError("cannot compile " + describe(spec) + " (source strings:" + strings + "): " + log);
-    }
-    return shader;
+    if (ok) return;
+    const std::string log = info_log(shader, glGetShaderiv, glGetShaderInfoLog);
+    std::string strings;
+    for (size_t i = 0; i < files.size(); ++i) strings += " " + std::to_string(i + 1) + "=" + files[i];
+    throw GlError("cannot compile " + describe(spec) + " (source strings:" + strings + "): " + log);
+}
+
+/// The source files of each stage of `spec`: {compute} or {vertex}, {common.glsl?, fragment}.
+std::vector<std::pair<GLenum, std::vector<std::string>>> stages_of(const ProgramSpec& spec) {
+    if (ends_with(spec.fragment, ".comp")) return {{GL_COMPUTE_SHADER, {spec.fragment}}};
+    std::vector<std::string> fragment;
+    if (spec.with_common) fragment.push_back("common.glsl");
+    fragment.push_back(spec.fragment);
+    return {{GL_VERTEX_SHADER, {spec.vertex}}, {GL_FRAGMENT_SHADER, fragment}};
 }
 
 }  // namespace
@@ -120,40 +136,41 @@ bool ProgramSpec::operator<(const ProgramSpec& o) const {
     return std::tie(vertex, fragment, defines, with_common) < std::tie(o.vertex, o.fragment, o.defines, o.with_common);
 }
 
-GlProgram::GlProgram(const ProgramSpec& spec) {
-    std::vector<GLuint> shaders;
-    try {
-        if (ends_with(spec.fragment, ".comp")) {
-            shaders.push_back(compile(GL_COMPUTE_SHADER, {spec.fragment}, spec));
-        } else {
-            shaders.push_back(compile(GL_VERTEX_SHADER, {spec.vertex}, spec));
-            std::vector<std::string> files;
-            if (spec.with_common) files.push_back("common.glsl");
-            files.push_back(spec.fragment);
-            shaders.push_back(compile(GL_FRAGMENT_SHADER, files, spec));
-        }
-    } catch (...) {
-        for (GLuint s : shaders) glDeleteShader(s);
-        throw;
-    }
-    ProgramHandle program(glCreateProgram());
-    const GLuint id = program.get();
-    for (GLuint s : shaders) glAttachShader(id, s);
+GlProgram::GlProgram(const ProgramSpec& spec) : GlProgram(Pending(spec)) {}
+
+GlProgram::Pending::Pending(const ProgramSpec& spec) : spec_(spec) {
+    for (const auto& [stage, files] : stages_of(spec)) shaders_.push_back(start_compile(stage, files, spec));
+    program_ = ProgramHandle(glCreateProgram());
+    const GLuint id = program_.get();
+    for (GLuint s : shaders_) glAttachShader(id, s);
     if (!spec.vertex.empty()) {
         glBindAttribLocation(id, kPositionAttribute, "a_position");
         glBindAttribLocation(id, kNormalAttribute, "a_normal");
     }
-    glLinkProgram(id);
-    for (GLuint s : shaders) {
+    glLinkProgram(id);   // a failed compile shows as a failed link, reported with the compile's log
+}
+
+GlProgram::Pending::~Pending() {
+    for (GLuint s : shaders_) glDeleteShader(s);
+}
+
+GlProgram::GlProgram(Pending&& pending) {
+    const ProgramSpec& spec = pending.spec_;
+    const GLuint id = pending.program_.get();
+    const auto stages = stages_of(spec);
+    for (size_t i = 0; i < pending.shaders_.size(); ++i) check_compiled(pending.shaders_[i], stages[i].second, spec);
+    for (GLuint s : pending.shaders_) {
         glDetachShader(id, s);
         glDeleteShader(s);
     }
+    pending.shaders_.clear();
     GLint ok = 0;
     glGetProgramiv(id, GL_LINK_STATUS, &ok);
     if (!ok) {
         const std::string log = info_log(id, glGetProgramiv, glGetProgramInfoLog);
         throw GlError("cannot link " + describe(spec) + ": " + log);
     }
+    ProgramHandle program = std::move(pending.program_);
     for (size_t i = 0; i < locations_.size(); ++i) locations_[i] = glGetUniformLocation(id, kUniformNames[i]);
     // Samplers are fixed to texture units once: source 0, kernel 1, twiddles 2, planes 3, stored
     // samples 4, sample tables 5.
@@ -200,6 +217,25 @@ const GlProgram& ProgramCache::get(const ProgramSpec& spec) {
     auto it = programs_.find(spec);
     if (it != programs_.end()) return it->second;
     return programs_.emplace(spec, GlProgram(spec)).first->second;
+}
+
+void ProgramCache::prepare(const std::vector<ProgramSpec>& specs) {
+    // Every compile and link is issued before any result is asked for, so a driver that compiles
+    // in parallel (KHR/ARB_parallel_shader_compile: by default as many threads as it likes) runs
+    // them side by side; the results are then checked in order, the first failure thrown.
+    // Drivers that compile in parallel may wait to be asked for threads (the extensions' initial
+    // value lets them choose): ask for one per core.
+    const GLuint threads = std::max(1u, std::thread::hardware_concurrency());
+    if (GLEW_KHR_parallel_shader_compile) glMaxShaderCompilerThreadsKHR(threads);
+    else if (GLEW_ARB_parallel_shader_compile) glMaxShaderCompilerThreadsARB(threads);
+    std::vector<GlProgram::Pending> pending;
+    std::set<ProgramSpec> issued;
+    for (const ProgramSpec& spec : specs)
+        if (!programs_.count(spec) && issued.insert(spec).second) pending.emplace_back(spec);
+    for (GlProgram::Pending& p : pending) {
+        const ProgramSpec spec = p.spec();
+        programs_.emplace(spec, GlProgram(std::move(p)));
+    }
 }
 
 }  // namespace gpufft

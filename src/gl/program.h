@@ -40,8 +40,26 @@ struct ProgramSpec {
 /// A linked program; move-only.
 class GlProgram {
 public:
+    /// A program whose compiles and link are issued but not yet checked (see ProgramCache::prepare).
+    class Pending {
+    public:
+        explicit Pending(const ProgramSpec& spec);
+        ~Pending();
+        Pending(Pending&&) = default;
+        Pending& operator=(Pending&&) = delete;
+        const ProgramSpec& spec() const { return spec_; }
+
+    private:
+        friend class GlProgram;
+        ProgramSpec spec_;
+        std::vector<GLuint> shaders_;
+        ProgramHandle program_;
+    };
+
     GlProgram() = default;
     explicit GlProgram(const ProgramSpec& spec);
+    /// Checks the compiles and the link (GlError with the driver's log), then looks up uniforms.
+    explicit GlProgram(Pending&& pending);
 
     GLuint id() const { return id_.get(); }
     GLint location(Uniform u) const { return locations_[static_cast<size_t>(u)]; }
@@ -64,6 +82,8 @@ private:
 class ProgramCache {
 public:
     const GlProgram& get(const ProgramSpec& spec);
+    /// Compiles every program of `specs` not yet cached, all issued before any is waited for.
+    void prepare(const std::vector<ProgramSpec>& specs);
     size_t size() const { return programs_.size(); }
 
 private:
