@@ -122,6 +122,9 @@ struct CallerState {
     std::array<GLboolean, 4> color_mask;
     std::array<GLfloat, 4> clear_color;
     GLint image0 = 0, storage0 = 0;
+    GLint compiler_threads = 0;   // KHR/ARB_parallel_shader_compile's setting
+
+    static bool parallel_compile() { return GLEW_KHR_parallel_shader_compile || GLEW_ARB_parallel_shader_compile; }
 
     static CallerState read() {
         CallerState s{};
@@ -152,6 +155,7 @@ struct CallerState {
             glGetIntegeri_v(GL_IMAGE_BINDING_NAME, 0, &s.image0);
             glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &s.storage0);
         }
+        if (parallel_compile()) glGetIntegerv(GL_MAX_SHADER_COMPILER_THREADS_KHR, &s.compiler_threads);
         return s;
     }
     bool operator==(const CallerState& o) const {
@@ -159,7 +163,8 @@ struct CallerState {
                array_buffer == o.array_buffer && vertex_array == o.vertex_array && viewport == o.viewport && textures == o.textures && samplers == o.samplers &&
                blend == o.blend && depth == o.depth && scissor == o.scissor && cull == o.cull && blend_src == o.blend_src &&
                blend_dst == o.blend_dst && blend_equation == o.blend_equation && color_mask == o.color_mask &&
-               clear_color == o.clear_color && image0 == o.image0 && storage0 == o.storage0;
+               clear_color == o.clear_color && image0 == o.image0 && storage0 == o.storage0 &&
+               compiler_threads == o.compiler_threads;
     }
 };
 
@@ -167,12 +172,14 @@ std::string describe(const CallerState& a, const CallerState& b) {
     return check::str("program ", a.program, "/", b.program, ", draw fbo ", a.draw_fbo, "/", b.draw_fbo, ", read fbo ", a.read_fbo, "/",
                       b.read_fbo, ", active ", a.active, "/", b.active, ", viewport ", a.viewport[2], "/", b.viewport[2], ", unit 1 2D ",
                       a.textures[1][0], "/", b.textures[1][0], ", unit 0 sampler ", a.samplers[0], "/", b.samplers[0], ", blend ", int(a.blend), "/", int(b.blend), ", scissor ", int(a.scissor), "/",
-                      int(b.scissor), ", image 0 ", a.image0, "/", b.image0, ", vertex array ", a.vertex_array, "/", b.vertex_array);
+                      int(b.scissor), ", image 0 ", a.image0, "/", b.image0, ", vertex array ", a.vertex_array, "/", b.vertex_array,
+                      ", compiler threads ", a.compiler_threads, "/", b.compiler_threads);
 }
 
 /// Sets state no library pass wants: a program, two framebuffers, textures on four units, a
 /// viewport, blending, depth and scissor tests, a colour mask, a vertex array, and sampler objects
-/// (mipmapped, repeating: no texture the library reads would be complete under them) on units 0, 1.
+/// (mipmapped, repeating: no texture the library reads would be complete under them) on units 0, 1,
+/// and 3 shader compiler threads where the GL takes a number.
 struct CallerSetup {
     GLuint program = 0, fbo[2] = {0, 0}, textures[8] = {}, vao = 0, buffer = 0, image = 0, sampler = 0;
 
@@ -227,6 +234,11 @@ struct CallerSetup {
             glBindImageTexture(0, image, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA32F);
             glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
         }
+        compiler_threads(3);
+    }
+    static void compiler_threads(GLuint n) {
+        if (GLEW_KHR_parallel_shader_compile) glMaxShaderCompilerThreadsKHR(n);
+        else if (GLEW_ARB_parallel_shader_compile) glMaxShaderCompilerThreadsARB(n);
     }
     ~CallerSetup() {
         glUseProgram(0);
@@ -246,6 +258,7 @@ struct CallerSetup {
         glBindSampler(0, 0);
         glBindSampler(1, 0);
         glDeleteSamplers(1, &sampler);
+        compiler_threads(0xFFFFFFFFu);   // the extensions' initial value
         glDeleteProgram(program);
         glDeleteFramebuffers(2, fbo);
         glDeleteTextures(8, textures);

@@ -224,10 +224,22 @@ void ProgramCache::prepare(const std::vector<ProgramSpec>& specs) {
     // in parallel (KHR/ARB_parallel_shader_compile: by default as many threads as it likes) runs
     // them side by side; the results are then checked in order, the first failure thrown.
     // Drivers that compile in parallel may wait to be asked for threads (the extensions' initial
-    // value lets them choose): ask for one per core.
-    const GLuint threads = std::max(1u, std::thread::hardware_concurrency());
-    if (GLEW_KHR_parallel_shader_compile) glMaxShaderCompilerThreadsKHR(threads);
-    else if (GLEW_ARB_parallel_shader_compile) glMaxShaderCompilerThreadsARB(threads);
+    // value lets them choose; NVIDIA's compiled one at a time until asked): one per core, and the
+    // context's own setting given back at the end, as every call of the library leaves GL state.
+    struct CompilerThreads {
+        bool khr = GLEW_KHR_parallel_shader_compile, arb = !khr && GLEW_ARB_parallel_shader_compile;
+        GLint before = 0;
+        void set(GLuint n) const {
+            if (khr) glMaxShaderCompilerThreadsKHR(n);
+            else if (arb) glMaxShaderCompilerThreadsARB(n);
+        }
+        CompilerThreads() {
+            if (!khr && !arb) return;
+            glGetIntegerv(GL_MAX_SHADER_COMPILER_THREADS_KHR, &before);   // the same enum as ARB's
+            set(std::max(1u, std::thread::hardware_concurrency()));
+        }
+        ~CompilerThreads() { set(static_cast<GLuint>(before)); }
+    } threads;
     std::vector<GlProgram::Pending> pending;
     std::set<ProgramSpec> issued;
     for (const ProgramSpec& spec : specs)
