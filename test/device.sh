@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe
-#                                        batch sizes sizes_variants plans sizes_batch stream all
+#                                        batch sizes sizes_variants plans compile sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -129,6 +129,15 @@ if has plans; then  # line plans raced against each other in one process (fftcom
         race hd "${RACE_HD_SIZES:-2048x1024,1920x1080,2000x1152}" "${RACE_HD_PLANS:-default;composite;$hand_a;$hand_b}"
     [[ " $steps " == *" plans_hd "* ]] ||
         race square "${RACE_SQUARE_SIZES:-1024,1000,1536,2048,3072,3000}" "${RACE_SQUARE_PLANS:-default;composite;$hand_a}"
+fi
+if has compile; then  # first use of a size: its programs' setup with the driver's disk cache off, this build
+                     # beside the build before where carried as bin/old/fftcompare, alternately, twice
+    for i in 1 2; do
+        for b in fftcompare $([ -x bin/old/fftcompare ] && echo old/fftcompare); do
+            TAIL=2 __GL_SHADER_DISK_CACHE=0 run "compile_${b//\//_}_$i" timeout 200 bin/$b --backend compute \
+                --sizes "${COMPILE_SIZE:-1920x1080}" --race default --repeat 2 --warm-up 0
+        done
+    done
 fi
 if has sizes_batch; then  # a 1920x1080 batch on the planner's grid beside the power-of-two grid of the
                           # build before (bin/old/fftfilter, where carried), and with -b wrap
