@@ -281,7 +281,7 @@ bool ComputeFft::supported() { return GLEW_VERSION_4_3 || GLEW_ARB_compute_shade
 ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftOptions& options)
     : Fft2D(width, height, options.storage), programs_(programs), options_(options) {
     radix_for(options.compute_radix);
-    plans_ = parse_plans(options.compute_plan);  // a bad option fails before any GL call
+    parse_plans(options.compute_plan);  // a bad option fails before any GL call (plans_ below)
     check_fft_size(width, height);
     check_texture_size(width, height);
     if (!supported()) throw GlError("the compute backend needs OpenGL 4.3 compute shaders");

@@ -239,11 +239,16 @@ void ProgramCache::prepare(const std::vector<ProgramSpec>& specs) {
             set(std::max(1u, std::thread::hardware_concurrency()));
         }
         ~CompilerThreads() { set(static_cast<GLuint>(before)); }
-    } threads;
-    std::vector<GlProgram::Pending> pending;
-    std::set<ProgramSpec> issued;
+    };
+    std::vector<ProgramSpec> missing;
+    std::set<ProgramSpec> seen;
     for (const ProgramSpec& spec : specs)
-        if (!programs_.count(spec) && issued.insert(spec).second) pending.emplace_back(spec);
+        if (!programs_.count(spec) && seen.insert(spec).second) missing.push_back(spec);
+    if (missing.empty()) return;   // nothing to compile: the context's setting is not touched
+    const CompilerThreads threads;
+    std::vector<GlProgram::Pending> pending;
+    pending.reserve(missing.size());
+    for (const ProgramSpec& spec : missing) pending.emplace_back(spec);
     for (GlProgram::Pending& p : pending) {
         const ProgramSpec spec = p.spec();
         programs_.emplace(spec, GlProgram(std::move(p)));

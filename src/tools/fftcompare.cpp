@@ -37,15 +37,11 @@ struct Size {
     int m, n;
 };
 
-/// One contestant of --race: a --compute-plan value ("" the planner's), lines per workgroup and
-/// the largest stage radix (0: the device's).
+/// One contestant of --race: the item as written and the FFT options it sets, as (option name,
+/// value) pairs applied through the options' own table (fft_option_specs).
 struct RacePlan {
-    std::string plan;
-    int lines = 0, radix = 0;
-    std::string name() const {
-        return (plan.empty() ? "default" : plan) + (lines ? "+lines=" + std::to_string(lines) : "") +
-               (radix ? "+radix=" + std::to_string(radix) : "");
-    }
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> settings;
 };
 
 struct Options {
@@ -76,27 +72,33 @@ std::vector<Size> parse_sizes(const std::string& list) {
     return sizes;
 }
 
-/// --race's list: items PLAN[+lines=G][+radix=R], PLAN a --compute-plan value checked as that
-/// option checks it ("default": the planner's own), G and R as --compute-lines and --compute-radix.
+/// Sets FFT option --`name` to `value` on `fft`, checked as the command line checks it.
+void apply_fft_option(FftOptions& fft, const std::string& name, const std::string& value) {
+    for (const OptionSpec& spec : fft_option_specs(fft))
+        if (spec.name == name) return spec.apply(value);
+    throw std::logic_error("no FFT option --" + name);
+}
+
+/// --race's list: items PLAN[+lines=G][+radix=R], PLAN a --compute-plan value ("default": the
+/// planner's own), G and R as --compute-lines and --compute-radix, each checked by that option.
 std::vector<RacePlan> parse_race(const std::string& list) {
     std::vector<RacePlan> plans;
     for (const std::string& item : split_list(list, ';')) {
         if (item.empty()) throw UsageError("--race: an empty item (the planner's own plan is 'default')");
         const std::string what = "--race \"" + item + "\"";
-        std::vector<std::string> parts = split_list(item, '+');
-        RacePlan r;
-        r.plan = parts.front() == "default" ? "" : parts.front();
-        ComputeFft::parse_plans(r.plan);  // throws UsageError naming a bad item
+        const std::vector<std::string> parts = split_list(item, '+');
+        RacePlan r{item, {{"compute-plan", parts.front() == "default" ? "" : parts.front()}}};
         for (size_t i = 1; i < parts.size(); ++i) {
-            if (parts[i].rfind("lines=", 0) == 0) {
-                r.lines = parse_int(parts[i].substr(6), what + " lines", 1, 32);
-                if (r.lines & (r.lines - 1)) throw UsageError(what + ": lines must be 1, 2, 4, 8, 16 or 32");
-            } else if (parts[i].rfind("radix=", 0) == 0) {
-                r.radix = parse_int(parts[i].substr(6), what + " radix", 4, 16);
-                if (r.radix != 4 && r.radix != 8 && r.radix != 16) throw UsageError(what + ": radix must be 4, 8 or 16");
-            } else {
+            const std::string key = parts[i].substr(0, parts[i].find('='));
+            if ((key != "lines" && key != "radix") || key.size() == parts[i].size())
                 throw UsageError(what + ": expected lines=G or radix=R after '+', not \"" + parts[i] + "\"");
-            }
+            r.settings.emplace_back("compute-" + key, parts[i].substr(key.size() + 1));
+        }
+        FftOptions scratch;
+        try {
+            for (const auto& [name, value] : r.settings) apply_fft_option(scratch, name, value);
+        } catch (const UsageError& e) {
+            throw UsageError(what + ": " + e.what());
         }
         plans.push_back(r);
     }
@@ -613,7 +615,6 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
         int queue = 0;
         std::vector<double> queued, single;
         std::vector<std::vector<double>> per;
-        std::vector<std::string> labels;
     };
     std::vector<Entry> entries;
     for (Size s : o.sizes) {
@@ -624,21 +625,18 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
             e.plan = plan;
             const auto start = std::chrono::steady_clock::now();
             FftOptions f = o.fft;
-            f.compute_plan = plan.plan;
-            if (plan.lines) f.compute_lines = plan.lines;
-            if (plan.radix) f.compute_radix = plan.radix;
+            for (const auto& [name, value] : plan.settings) apply_fft_option(f, name, value);
             e.fft = make_fft(programs, s.m, s.n, f);
             e.fft->input().upload(image.data());
             e.filter = std::make_unique<Filter>(*e.fft, image);
             Profile p;
             e.filter->apply(e.fft->input(), e.fft->output(), &p);
             e.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            e.labels = p.pass_labels;
             e.per.resize(p.pass_ms.size());
             // About 20 ms of work a queue (3..200 filters).
             e.queue = o.queue ? o.queue : std::clamp(static_cast<int>(20.0 / std::max(p.total_ms, 1e-3)), 3, 200);
             if (o.verbosity)
-                std::fprintf(stderr, "%s: %s %s: set up in %.1f s\n", kTool, size_name(s).c_str(), plan.name().c_str(),
+                std::fprintf(stderr, "%s: %s %s: set up in %.1f s\n", kTool, size_name(s).c_str(), plan.name.c_str(),
                              e.setup_s);
             entries.push_back(std::move(e));
         }
@@ -667,7 +665,7 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
         const double q = median(e.queued), px = static_cast<double>(e.s.m) * e.s.n;
         if (i == 0 || entries[i - 1].s.m != e.s.m || entries[i - 1].s.n != e.s.n) first = q;
         std::printf("%-11s %-40s %8.1f %9.4f (%6.4f) %8.4f %7.3fx %9.4f |", size_name(e.s).c_str(),
-                    e.plan.name().c_str(), e.setup_s, q, *std::min_element(e.queued.begin(), e.queued.end()),
+                    e.plan.name.c_str(), e.setup_s, q, *std::min_element(e.queued.begin(), e.queued.end()),
                     q / px * 1e6, q / first, median(e.single));
         for (const std::vector<double>& us : e.per) std::printf(" %.1f", median(us));
         std::printf("\n");

@@ -1,6 +1,7 @@
 // makeimages: writes the bundled images (images/): test patterns, a rendered teapot frame, a
 // texture from random phases, and kernels. Everything is generated; `make images` reruns it.
 #include "app/cli.h"
+#include "app/options.h"
 #include "image/files.h"
 #include "image/png_io.h"
 #include "image/spectral.h"
@@ -40,23 +41,17 @@ void grey(float* p, double v) { p[0] = p[1] = p[2] = static_cast<float>(v); }
 const char* kUsage = "Usage: makeimages [DIRECTORY]   (default images): writes the bundled images and kernels/ there\n";
 
 int main(int argc, char** argv) {
-    // One optional operand, the directory; anything that looks like an option is one (a directory
-    // named "--help" is never what was meant: write ./-name for such a directory).
+    // One optional operand, the directory, and -h/--help and --version parsed as every tool parses
+    // its options (a directory named "--help" is never what was meant).
     std::string dir = "images";
-    if (argc > 1) {
-        const std::string a = argv[1];
-        if (a == "-h" || a == "--help") {
-            std::printf("%s", kUsage);
-            return kExitOk;
-        }
-        if (a == "--version") {
-            std::printf("%s %s\n", kTool, kVersion);
-            return kExitOk;
-        }
-        if (a.size() > 1 && a[0] == '-') return report(kTool, "unknown option " + a + " (see --help)", kExitUsage);
-        if (argc > 2) return report(kTool, "one directory at most, not also " + std::string(argv[2]), kExitUsage);
-        dir = a;
-    }
+    const int parsed = run_tool(kTool, [&] {
+        const std::vector<std::string> operands =
+            parse_command_line(argc, argv, help_and_version_specs(kTool, [] { std::printf("%s", kUsage); }));
+        if (operands.size() > 1) throw UsageError("one directory at most, not also " + operands[1]);
+        if (!operands.empty()) dir = operands.front();
+        return kExitOk;
+    });
+    if (parsed != kExitOk) return parsed;
     try {
         make_directories(dir + "/kernels");
         std::printf("%s: writing %s/\n", kTool, dir.c_str());
