@@ -3,18 +3,20 @@
 // complex multiply by an impulse response's spectrum made once, C2R, timed with CUDA events
 // (median of repeated runs), and its accuracy against FFTW in double precision.
 //
-// Built by `make cufft` where nvcc exists (never by `make` or in CI): bin/cufft_filter [sizes...]
+// Built by `make cufft` where nvcc exists (never by `make` or in CI): bin/cufft_filter [N|WxH...]
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <fftw3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -77,12 +79,38 @@ std::vector<double> reference(const float* image, const float* kernel, int m, in
     return out;
 }
 
+/// A size argument: "N" (N x N) or "WxH" (W columns, H rows), each 2 to 65536 (the GPU's memory
+/// bounds it further). False for anything else: atoi would read 1920x1080 as 1920.
+bool parse_size(const char* text, int& m, int& n) {
+    auto number = [](const char*& p, int& out) {
+        char* end = nullptr;
+        const long v = std::strtol(p, &end, 10);
+        if (end == p || !std::isdigit(static_cast<unsigned char>(*p)) || v < 2 || v > 65536) return false;
+        out = static_cast<int>(v);
+        p = end;
+        return true;
+    };
+    const char* p = text;
+    if (!number(p, m)) return false;
+    n = m;
+    if (*p == 'x' && !number(++p, n)) return false;
+    return *p == '\0';
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::vector<int> sizes;
-    for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
-    if (sizes.empty()) sizes = {128, 256, 512, 1024, 2048, 4096};
+    std::vector<std::pair<int, int>> sizes;  // (M columns, N rows)
+    for (int i = 1; i < argc; ++i) {
+        int m = 0, n = 0;
+        if (!parse_size(argv[i], m, n)) {
+            std::fprintf(stderr, "cufft_filter: size \"%s\": expected N or WxH, each 2 to 65536\n", argv[i]);
+            return 2;
+        }
+        sizes.emplace_back(m, n);
+    }
+    if (sizes.empty())
+        for (int s : {128, 256, 512, 1024, 2048, 4096}) sizes.emplace_back(s, s);
     cudaDeviceProp prop;
     check(cudaGetDeviceProperties(&prop, 0), "device");
     int version = 0;
@@ -91,10 +119,10 @@ int main(int argc, char** argv) {
                 "CUDA-event timings of one filter; queued ms: %d filters back to back, events around the queue, per filter\n",
                 prop.name, version, kQueue);
     std::printf("%-10s %10s %12s %10s %14s\n", "size", "GPU ms", "runs", "queued ms", "filter rel RMS");
-    for (int s : sizes) {
-        const int m = s, n = s, channels = 4;
+    for (const auto& size : sizes) {
+        const int m = size.first, n = size.second, channels = 4;
         const size_t count = static_cast<size_t>(m) * n, half = static_cast<size_t>(m / 2 + 1) * n;
-        std::mt19937 rng(1000 + s);
+        std::mt19937 rng(static_cast<unsigned>(1000 + m + 7 * (n - m)));  // N x N: as before
         std::uniform_real_distribution<float> u(-1.0f, 1.0f);
         std::vector<float> image(count * channels), kernel(count * channels);
         for (float& v : image) v = u(rng);
@@ -113,7 +141,7 @@ int main(int argc, char** argv) {
 
         // The kernel's spectrum, made once (not timed), with the round trip's 1/(MN) folded in.
         std::vector<float> scaled(kernel);
-        for (float& v : scaled) v /= static_cast<float>(count);  // a power of two: exact
+        for (float& v : scaled) v /= static_cast<float>(count);  // exact where MN is a power of two
         check(cudaMemcpy(d_kernel_real, scaled.data(), count * channels * sizeof(float), cudaMemcpyHostToDevice), "copy");
         check(cufftExecR2C(forward, d_kernel_real, d_kernel), "kernel spectrum");
 

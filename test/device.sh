@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe
-#                                        batch sizes sizes_variants plans compile sizes_batch stream all
+#                                        batch sizes sizes_variants plans waves compile sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -73,7 +73,11 @@ if has peers; then  # every side queued back to back (issue 17): VkFFT's fused c
             > "$out/peers_build.txt" 2>&1
         [ -f /opt/gl/usr/lib/x86_64-linux-gnu/libfftw3.so.3 ] && nvcc -O3 -std=c++17 -arch=sm_90 -Iout/peers/include test/cufft_filter.cu \
             -o /tmp/cufft_filter -lcufft -L/opt/gl/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 >> "$out/peers_build.txt" 2>&1
+        # The peers take a square N; a WxH size (PEER_SIZES="1920x1080 ...") runs only where the carried
+        # copies were extended to parse one (they then print WxH: atoll would read 1920x1080 as 1920^2).
+        wxh=$(grep -c 'llux%llu' out/peers/vkfft_filter.cu 2>/dev/null)
         for n in ${PEER_SIZES:-1024 2048 4096 8192 16384}; do
+            if [[ $n == *x* && ${wxh:-0} == 0 ]]; then echo "== peers: $n skipped (the copies in out/peers take N only)"; continue; fi
             [ -x /tmp/vkfft_filter ] && TAIL=3 run "vkfft_$n" /tmp/vkfft_filter "$n" 200
             [ -x /tmp/cufft_queued ] && TAIL=3 run "cufft_queued_$n" /tmp/cufft_queued "$n" 200
         done
@@ -129,6 +133,12 @@ if has plans; then  # line plans raced against each other in one process (fftcom
         race hd "${RACE_HD_SIZES:-2048x1024,1920x1080,2000x1152}" "${RACE_HD_PLANS:-default;composite;$hand_a;$hand_b}"
     [[ " $steps " == *" plans_hd "* ]] ||
         race square "${RACE_SQUARE_SIZES:-1024,1000,1536,2048,3072,3000}" "${RACE_SQUARE_PLANS:-default;composite;$hand_a}"
+fi
+if has waves; then  # a dispatch's time against its number of lines: the same line lengths with slightly more or
+                   # fewer lines (2048 rows at 504-560 row pairs, 1920 rows at 512 and 540, 1080 columns at
+                   # 511-1023 column pairs), one race, the planner's plans
+    TAIL=14 run waves timeout 500 bin/fftcompare --backend compute --race default --repeat 11 \
+        --sizes "${WAVES_SIZES:-2048x1008,2048x1024,2048x1050,2048x1080,2048x1120,1920x1024,1920x1080,1024x1080,1050x1080}"
 fi
 if has compile; then  # first use of a size: its programs' setup with the driver's disk cache off, this build
                      # beside the build before where carried as bin/old/fftcompare, alternately, twice
