@@ -73,13 +73,20 @@ if has peers; then  # every side queued back to back (issue 17): VkFFT's fused c
             > "$out/peers_build.txt" 2>&1
         [ -f /opt/gl/usr/lib/x86_64-linux-gnu/libfftw3.so.3 ] && nvcc -O3 -std=c++17 -arch=sm_90 -Iout/peers/include test/cufft_filter.cu \
             -o /tmp/cufft_filter -lcufft -L/opt/gl/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 >> "$out/peers_build.txt" 2>&1
-        # The peers take a square N; a WxH size (PEER_SIZES="1920x1080 ...") runs only where the carried
-        # copies were extended to parse one (they then print WxH: atoll would read 1920x1080 as 1920^2).
-        wxh=$(grep -c 'llux%llu' out/peers/vkfft_filter.cu 2>/dev/null)
+        peer() {  # peer NAME PROGRAM SIZE: its log kept only where it names the size it ran: the
+                  # ../shared/peers programs take a square N (atoll reads 1920x1080 as 1920), so a WxH
+                  # size (PEER_SIZES="1920x1080 ...") counts only from copies extended to read it
+            [ -x "$2" ] || return 0
+            TAIL=3 run "$1_$3" "$2" "$3" 200
+            local named=$3; [[ $3 == *x* ]] || named="$3|${3}x$3"   # N may print as N x N
+            if ! grep -Eq "[ =]($named)[: ]" "$out/$1_$3.txt"; then
+                mv "$out/$1_$3.txt" "$out/$1_$3.wrong-size.txt"
+                echo "   $1 did not run $3 (the copy in out/peers takes N only): log set aside"
+            fi
+        }
         for n in ${PEER_SIZES:-1024 2048 4096 8192 16384}; do
-            if [[ $n == *x* && ${wxh:-0} == 0 ]]; then echo "== peers: $n skipped (the copies in out/peers take N only)"; continue; fi
-            [ -x /tmp/vkfft_filter ] && TAIL=3 run "vkfft_$n" /tmp/vkfft_filter "$n" 200
-            [ -x /tmp/cufft_queued ] && TAIL=3 run "cufft_queued_$n" /tmp/cufft_queued "$n" 200
+            peer vkfft /tmp/vkfft_filter "$n"
+            peer cufft_queued /tmp/cufft_queued "$n"
         done
         [ -x /tmp/cufft_filter ] && run cufft_filter /tmp/cufft_filter ${PEER_SIZES:-1024 2048 4096 8192 16384}
     fi

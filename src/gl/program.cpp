@@ -1,11 +1,11 @@
 #include "gl/program.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
-#include <thread>
-#include <algorithm>
 #include <sstream>
+#include <thread>
 #include <tuple>
 #include <utility>
 

@@ -282,20 +282,26 @@ void corrupt(const Texture& t) {
     glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, t.width() / 2 + 1, t.height() / 3, 1, 1, GL_RGBA, GL_FLOAT, junk);
 }
 
-/// One size: FFTW's references and fftwf once, then each GPU implementation on the same data.
-/// Throughput as the peers (../shared/peers) measure theirs: o.queue filters queued back to back
-/// with one wait, the GPU time from a timestamp before the first to one after the last, per filter
-/// (median of 3 queues). `single_ms` (one filter's time) sizes the default queue.
-double queued_ms(const Options& o, Filter& filter, Fft2D& fft, double single_ms) {
-    const int queue = o.queue ? o.queue : std::clamp(static_cast<int>(100.0 / std::max(single_ms, 1e-3)), 3, 200);
+/// A queue's length: --queue, else about `work_ms` of filters that take `single_ms` each (3..200).
+int queue_length(const Options& o, double single_ms, double work_ms) {
+    return o.queue ? o.queue : std::clamp(static_cast<int>(work_ms / std::max(single_ms, 1e-3)), 3, 200);
+}
+
+/// Throughput as the peers (../shared/peers) measure theirs: `queue` filters queued back to back
+/// with one wait, the GPU time from a timestamp before the first to one after the last, per filter.
+double queue_ms(Filter& filter, Fft2D& fft, int queue) {
     GpuTimer timer;
+    timer.begin();
+    for (int k = 0; k < queue; ++k) filter.apply(fft.input(), fft.output());
+    timer.end();
+    return timer.milliseconds() / queue;
+}
+
+/// The median of 3 queues of about 100 ms; `single_ms` (one filter's time) sizes the default queue.
+double queued_ms(const Options& o, Filter& filter, Fft2D& fft, double single_ms) {
+    const int queue = queue_length(o, single_ms, 100.0);
     std::vector<double> ms;
-    for (int q = 0; q < 3; ++q) {
-        timer.begin();
-        for (int k = 0; k < queue; ++k) filter.apply(fft.input(), fft.output());
-        timer.end();
-        ms.push_back(timer.milliseconds() / queue);
-    }
+    for (int q = 0; q < 3; ++q) ms.push_back(queue_ms(filter, fft, queue));
     return median(ms);
 }
 
@@ -633,8 +639,7 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
             e.filter->apply(e.fft->input(), e.fft->output(), &p);
             e.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             e.per.resize(p.pass_ms.size());
-            // About 20 ms of work a queue (3..200 filters).
-            e.queue = o.queue ? o.queue : std::clamp(static_cast<int>(20.0 / std::max(p.total_ms, 1e-3)), 3, 200);
+            e.queue = queue_length(o, p.total_ms, 20.0);
             if (o.verbosity)
                 std::fprintf(stderr, "%s: %s %s: set up in %.1f s\n", kTool, size_name(s).c_str(), plan.name.c_str(),
                              e.setup_s);
@@ -643,17 +648,13 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
     }
     for (Entry& e : entries) saturating_warm_up(o.warm_up, [&] { e.filter->apply(e.fft->input(), e.fft->output()); });
     const int rounds = o.repeat ? o.repeat : 15;
-    GpuTimer timer;
     for (int r = 0; r < rounds; ++r)
         for (Entry& e : entries) {
             Profile p;
             e.filter->apply(e.fft->input(), e.fft->output(), &p);
             e.single.push_back(p.total_ms);
             for (size_t k = 0; k < p.pass_ms.size() && k < e.per.size(); ++k) e.per[k].push_back(p.pass_ms[k] * 1e3);
-            timer.begin();
-            for (int k = 0; k < e.queue; ++k) e.filter->apply(e.fft->input(), e.fft->output());
-            timer.end();
-            e.queued.push_back(timer.milliseconds() / e.queue);
+            e.queued.push_back(queue_ms(*e.filter, *e.fft, e.queue));
         }
     std::printf("Plan race on %s: %d interleaved rounds, medians (min); queued: GPU time per filter of a queue\n", gpu.c_str(),
                 rounds);

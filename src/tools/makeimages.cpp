@@ -36,9 +36,9 @@ void save(const std::string& path, const Image& img, int color_type, int depth, 
 
 void grey(float* p, double v) { p[0] = p[1] = p[2] = static_cast<float>(v); }
 
-}  // namespace
+const char* const kUsage = "Usage: makeimages [DIRECTORY]   (default images): writes the bundled images and kernels/ there\n";
 
-const char* kUsage = "Usage: makeimages [DIRECTORY]   (default images): writes the bundled images and kernels/ there\n";
+}  // namespace
 
 int main(int argc, char** argv) {
     // One optional operand, the directory, and -h/--help and --version parsed as every tool parses
