@@ -81,14 +81,21 @@ uniform float u_gain;   // STORE_SPECTRUM: the columns' factor of 1/(MN); FILTER
 
 // ---- Threads, lines and positions.
 
-int thread() { return int(gl_LocalInvocationIndex) / G; }
-int group_line() { return int(gl_LocalInvocationIndex) % G; }
+// Every index here is at least 0, so an index divided by a constant (once the calls inline) goes
+// through uint: NVIDIA compiles that to a multiply-high and a shift, where int division adds a sign
+// fix-up of about ten instructions. Measured in the H100's machine code (src/README.md): the
+// 1080-point column filter 3016 -> 2360 instructions, 1920x1080 filtered 11% faster.
+int quotient(int a, int b) { return int(uint(a) / uint(b)); }
+int remainder(int a, int b) { return int(uint(a) % uint(b)); }
+
+int thread() { return int(gl_LocalInvocationIndex / uint(G)); }
+int group_line() { return int(gl_LocalInvocationIndex % uint(G)); }
 int workgroup() { return int(gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x); }
 
 #if defined(PAIR0) && defined(STEP_B) && (defined(STORE_SPECTRUM) || defined(MULTIPLY_LAST))
 // Pair 0's untangle needs G(N - v) with G(v): sub-lines k1 and L1 - k1 share a workgroup (G = 2).
 int line_id() { return 0; }
-int sub() { int w = workgroup(); return group_line() == 0 ? w : (SUBLINES - w) % SUBLINES; }
+int sub() { int w = workgroup(); return group_line() == 0 ? w : remainder(SUBLINES - w, SUBLINES); }
 bool line_active() { return 2 * workgroup() <= SUBLINES; }
 int line_index() { return 0; }
 #elif NEIGHBOUR_PAIRS > 1
@@ -99,15 +106,15 @@ const int AXIS_LINES = LINE_COUNT / SUBLINES;
 const int AXIS_BLOCKS = (AXIS_LINES + C - 1) / C;
 // The last block of sub-lines is partial where G / C does not divide SUBLINES (6000: 100 of 8):
 // its lanes past SUBLINES, like those past the last column pair, load sub-line 0 and store nothing.
-int line_index() { return (workgroup() % AXIS_BLOCKS) * C + group_line() % C; }
-int block_sub() { return (workgroup() / AXIS_BLOCKS) * (G / C) + group_line() / C; }
+int line_index() { return remainder(workgroup(), AXIS_BLOCKS) * C + remainder(group_line(), C); }
+int block_sub() { return quotient(workgroup(), AXIS_BLOCKS) * (G / C) + quotient(group_line(), C); }
 bool line_active() { return line_index() < AXIS_LINES && block_sub() < SUBLINES; }
 int sub() { return block_sub() < SUBLINES ? block_sub() : 0; }
 #else
 int line_id() { return workgroup() * G + group_line(); }
-int sub() { return line_id() % SUBLINES; }
+int sub() { return remainder(line_id(), SUBLINES); }
 bool line_active() { return line_id() < LINE_COUNT; }
-int line_index() { return line_id() / SUBLINES; }
+int line_index() { return quotient(line_id(), SUBLINES); }
 #endif
 
 // The line along the axis: row pair a, or column pair p (0 for PAIR0); inactive lanes (past
@@ -145,7 +152,7 @@ const int W = COMPONENTS;
 #endif
 const int ROUNDS = 8 / COMPONENTS;
 #if PAD_EVERY > 0
-int pad(int q) { return q + q / PAD_EVERY; }
+int pad(int q) { return q + quotient(q, PAD_EVERY); }
 #else
 int pad(int q) { return q; }
 #endif
@@ -361,13 +368,13 @@ bool runs(int i, int r) { return (L / r) % T == 0 || thread() + i * T < L / r; }
 bool holds(int e, int r) { return e < count(r) * r && runs(e / r, r); }
 
 // Input element t of butterfly b of a stage of radix r with output stride P.
-int input_position(int b, int r, int P, int t) { return b % P + (b / P) * P * r + t * P; }
+int input_position(int b, int r, int P, int t) { return remainder(b, P) + quotient(b, P) * P * r + t * P; }
 int output_position(int b, int r, int j) { return b + output_of(j, r) * (L / r); }   // slot j of the butterfly
 
 void butterflies(int r, int P, float dir, bool from_buffer) {
     for (int i = 0; i < count(r); ++i) {
         if (!runs(i, r)) continue;
-        int b = thread() + i * T, u = b / P;
+        int b = thread() + i * T, u = quotient(b, P);
         // The first stage (P = L / r: every b < P, so u = 0) has no twiddles.
         for (int t = 1; t < r && P * r < L; ++t) {
             vec2 w = twiddle(u * t * P * SUBLINES, from_buffer);
@@ -451,7 +458,7 @@ void mirror_of(out vec4 mr[R], out vec4 mi[R], int r_last) {
         for (int e = 0; e < R; ++e) {
             if (!holds(e, r_last)) continue;
             int k = output_at(e, r_last);
-            get(round, slot(partner, zero ? (L - k) % L : L - 1 - k), mr[e], mi[e]);
+            get(round, slot(partner, zero ? remainder(L - k, L) : L - 1 - k), mr[e], mi[e]);
         }
         barrier();
     }
@@ -468,7 +475,7 @@ void untangle_pair0(vec4 gr, vec4 gi, vec4 mr, vec4 mi, out vec4 f0r, out vec4 f
 
 // F(x, v) for x = 0 or M/2 from Eq. 9 along v.
 void real_column(sampler2DRect tex, int x, int v, out vec4 re, out vec4 im) {
-    vec4 a = fetch(tex, x, v), b = fetch(tex, x, (N - v) % N);
+    vec4 a = fetch(tex, x, v), b = fetch(tex, x, remainder(N - v, N));
     bool low = v > 0 && v < N / 2, high = v > N / 2;
     re = high ? b : a;
     im = high ? a : low ? -b : vec4(0.0);

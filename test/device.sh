@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe
-#                                        batch sizes sizes_variants plans waves compile sizes_batch stream all
+#                                        batch sizes sizes_variants plans waves compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -155,6 +155,16 @@ if has compile; then  # first use of a size: its programs' setup with the driver
                 --sizes "${COMPILE_SIZE:-1920x1080}" --race default --repeat 2 --warm-up 0
         done
     done
+fi
+if has isa; then  # registers and machine code of the compute programs: ISA_SIZES' programs compiled into an
+                 # empty driver cache, brought back as isa_cache.tgz; test/nv_isa.py reads it (here where
+                 # python3 and zstd exist, else on the machine the tarball comes back to)
+    cache=/tmp/gpufft-isa-cache
+    rm -rf "$cache" && mkdir -p "$cache"
+    __GL_SHADER_DISK_CACHE_PATH=$cache __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 TAIL=4 run isa_compile \
+        bin/fftcompare --backend compute --no-speed --sizes "${ISA_SIZES:-1920x1080,2048x1024,1000,1024}"
+    tar czf "$out/isa_cache.tgz" -C "$cache" .
+    if command -v python3 > /dev/null && command -v zstd > /dev/null; then TAIL=60 run isa test/nv_isa.py "$cache"; fi
 fi
 if has sizes_batch; then  # a 1920x1080 batch on the planner's grid beside the power-of-two grid of the
                           # build before (bin/old/fftfilter, where carried), and with -b wrap

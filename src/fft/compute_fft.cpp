@@ -27,7 +27,13 @@ GLint gl_integer(GLenum what) {
 int width_of(int components) { return components == 8 ? 4 : components; }
 
 /// One element of padding per this many (0: none): a 128-byte row of banks per G lines' elements.
-int pad_every(int components, int lines) {
+/// Lines of a power-of-two length only: their stages' strides are powers of two, which meet in one
+/// bank without it. A length with factors 3, 5 or 7 has strides that spread over the banks, and the
+/// padding's index arithmetic cost more than it saved (H100, 2026-11-24, 200 filters queued: 1920x1080
+/// 0.193 against 0.196 ms, 2000x1152 0.209 against 0.219, 3840x2160 0.711 against 0.731, 1536^2,
+/// 3000^2 and 3072^2 the same or 0.5% faster; src/README.md, "Any FFT size").
+int pad_every(int components, int lines, int length) {
+    if (length & (length - 1)) return 0;
     int per_row = 32 / (width_of(components) * lines);
     return per_row >= 2 ? per_row : 0;
 }
@@ -374,7 +380,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     auto fit = [&](int lines, int& pad) {
         for (int c : {8, 4, 2, 1}) {
             if (c > most) continue;
-            pad = pad_every(c, lines);
+            pad = pad_every(c, lines, s.length);
             if (shared_bytes(s.length, lines, c, pad) > shared_bytes_) pad = 0;
             if (shared_bytes(s.length, lines, c, pad) <= shared_bytes_) return c;
         }
