@@ -573,10 +573,24 @@ TEST(device_rows_measured_plans_yield_to_the_options) {
     EXPECT(ComputeFft::chosen_plans(o, compute_tuning(true)).lines.empty(), "the software row has measured plans");
     o.compute_plan = "1000:10x10x10,1920:8x8x6x5";
     c = ComputeFft::chosen_plans(o, gpu);
-    EXPECT(c.lines.size() == 2 && c.lines.at(1000).forward == (std::vector<int>{10, 10, 10}), "--compute-plan does not win over the row");
+    EXPECT(c.lines.at(1000).forward == (std::vector<int>{10, 10, 10}) && c.lines.count(1920) && c.lines.count(1080),
+           "--compute-plan does not win over the row, or the row's other plans are lost");
     o.compute_plan.clear();
     o.compute_radix = 8;
     EXPECT(ComputeFft::chosen_plans(o, gpu).lines.empty(), "--compute-radix does not set the row's plans aside");
+}
+
+// The register caps NVIDIA's compiler gave workgroups of these sizes, read from the H100's machine
+// code (test/nv_isa.py, driver 580, 2026-11-24): ComputeFft::register_cap must reproduce them,
+// since the mixed columns' lines per workgroup are chosen by it.
+TEST(register_caps_match_the_machine_code) {
+    struct Case {
+        int threads, cap;
+    };
+    for (Case c : {Case{32, 255}, {256, 255}, {270, 168}, {360, 168}, {400, 128}, {512, 128}, {576, 96}, {600, 96},
+                   {720, 80}, {768, 80}, {800, 72}, {864, 72}, {960, 64}, {1000, 64}, {1024, 64}})
+        EXPECT(ComputeFft::register_cap(c.threads) == c.cap, c.threads, " threads: cap ", ComputeFft::register_cap(c.threads),
+               ", the compiler's ", c.cap);
 }
 
 // A program that does not compile or link throws GlError with the stage, the file and the

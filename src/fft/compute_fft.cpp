@@ -38,6 +38,14 @@ int pad_every(int components, int lines, int length) {
     return per_row >= 2 ? per_row : 0;
 }
 
+/// Whether `lines` lines of a plan fit one workgroup's registers without spilling: the elements a
+/// thread holds (8 floats each) and about 16 more, within the cap (the 1080 column filter, 6 6 6 5
+/// with 216 threads: 4 lines, 72 registers, no spills; 2048 rows, 8 elements a thread: 2 lines of
+/// 256 threads at 128, where 4 lines spill).
+bool registers_fit(const ComputeFft::LinePlan& plan, int lines) {
+    return 8 * plan.registers + 16 <= ComputeFft::register_cap(lines * plan.threads);
+}
+
 /// Shared memory of a workgroup of `lines` lines of `length`, COMPONENTS floats per round.
 long long shared_bytes(int length, int lines, int components, int pad) {
     long long slots = length + (pad > 0 ? (length - 1) / pad : 0);
@@ -112,6 +120,11 @@ std::string radix_list(const std::vector<int>& radices) {
 }
 
 }  // namespace
+
+int ComputeFft::register_cap(int threads) {
+    const int warps = (threads + 31) / 32, slots = 32 * ((warps + 3) / 4 * 4);
+    return std::min(255, 65536 / slots / 8 * 8);
+}
 
 std::vector<int> ComputeFft::line_radices(int length, int max_radix) {
     std::vector<int> factors = prime_factors(length);
@@ -389,16 +402,24 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // Lines per workgroup: the option, else the device's for rows and columns, where that still
     // leaves two components per exchange round (one component, eight rounds an exchange, is far
     // slower). Pair 0's mirror in step B needs two.
+    // Whole mixed columns: as many lines as their registers fit (the elements-a-workgroup limit
+    // is the power-of-two lines' measure).
     const bool mirror_b = d.pair0 && d.step == 2 && (d.store == Store::Spectrum || d.multiply_last);
     const bool chosen = options_.compute_lines != 0 || mirror_b;
+    const bool mixed_columns = !rows && !chosen && !short_columns && d.step == 0 && (s.length & (s.length - 1));
     int lines = mirror_b                ? 2
                 : options_.compute_lines ? options_.compute_lines
                 : rows                   ? t.row_lines
                 : short_columns          ? 1
                 : d.step                 ? t.column_step_lines
+                : mixed_columns          ? t.mixed_column_lines
                                          : t.column_lines;
+    auto too_many = [&](int g) {
+        if (mixed_columns && g > t.column_lines) return !registers_fit(s.line, g);
+        return !chosen && g * s.length > t.max_elements;
+    };
     int pad = 0;
-    while (lines > 1 && (lines * s.line.threads > kMaxThreads || (!chosen && lines * s.length > t.max_elements) ||
+    while (lines > 1 && (lines * s.line.threads > kMaxThreads || too_many(lines) ||
                          (!mirror_b && lines > s.line_count) || fit(lines, pad) < (chosen ? 1 : 2)))
         lines /= 2;
     s.lines = lines;

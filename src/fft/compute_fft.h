@@ -31,6 +31,10 @@ public:
 
     /// Whether this context runs compute shaders with image load/store.
     static bool supported();
+    /// The registers a thread may take in a workgroup of `threads` on NVIDIA (read from the
+    /// machine code: 65536 over the warps rounded up to a multiple of 4, rounded down to a
+    /// multiple of 8, at most 255; src/README.md, "Any FFT size").
+    static int register_cap(int threads);
     /// How a line is transformed in one workgroup: its stages' radices in the forward transform, in
     /// the inverse and in the filter's inverse (which starts with the forward's last radix, its
     /// inputs still in registers), the threads per line and the registers (elements) per thread.

@@ -7,12 +7,16 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // Mesa's llvmpipe and the like: a JIT for which big unrolled programs are slow to compile
         // (radix 16: 10-20 s; radix 4 with 2 components: about 1 s), while the CPU gains nothing
         // from fewer exchange rounds: at most 2 components.
-        "software rasterizer", 4, 8, 1024, 4, 4, 2, 16, 2, 1024, 2, 2, 4096, true, 1024};
+        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 16, 2, 1024, 2, 2, 4096, true, 1024};
     static const ComputeTuning gpu = {
         // Measured on NVIDIA's H200 and H100 (src/README.md); the default for other GPUs too.
         // 1000 as 8 5 5 5 (200 threads) against the planner's 4 2 5 5 5: 0.0936-0.0943 against
-        // 0.1002-0.1006 ms at 1000^2 in three races (H100, 2026-11-24).
-        "GPU", 4, 8, 1024, 4, 4, 2, 16, 2, 1024, 4, 8, 4096, true, 1024, "1000:8x5x5x5"};
+        // 0.1002-0.1006 ms at 1000^2 in three races (H100, 2026-11-24). 1080 as 6 6 6 5 (216
+        // threads; four lines a workgroup in the columns, mixed_column_lines) and 1152 as 6 6 8 4
+        // (288, two lines): 1920x1080 0.1837 against 0.1928-0.1934 ms, 2000x1152 0.2018 against
+        // 0.2098-0.2100 (H100, 2026-11-24, the builds alternating, two rounds). The 1080 columns
+        // then hold four lines an SM instead of two, at 72 registers without spilling.
+        "GPU", 4, 8, 1024, 4, 4, 2, 4, 16, 2, 1024, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:6x6x8x4"};
     return software_rasterizer ? software : gpu;
 }
 
