@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/parse.h"
 
+#include "fft/plan.h"
 #include "fft/sizes.h"
 #include "fft/tuning.h"
 #include "fft/twiddle.h"
@@ -33,7 +34,7 @@ int width_of(int components) { return components == 8 ? 4 : components; }
 /// 0.193 against 0.196 ms, 2000x1152 0.209 against 0.219, 3840x2160 0.711 against 0.731, 1536^2,
 /// 3000^2 and 3072^2 the same or 0.5% faster; src/README.md, "Any FFT size").
 int pad_every(int components, int lines, int length) {
-    if (length & (length - 1)) return 0;
+    if (!is_power_of_two(length)) return 0;
     int per_row = 32 / (width_of(components) * lines);
     return per_row >= 2 ? per_row : 0;
 }
@@ -108,7 +109,7 @@ const std::string& unit_roots() {
 /// by length and `radix_mixed` for lengths with factors 3, 5 or 7; raised where a line would need
 /// more than kMaxThreads threads.
 int line_radix(const ComputeTuning& t, int option, int length) {
-    int radix = option ? option : (length & (length - 1)) ? t.radix_mixed : length <= t.radix_switch ? t.radix_short : t.radix_long;
+    int radix = option ? option : !is_power_of_two(length) ? t.radix_mixed : length <= t.radix_switch ? t.radix_short : t.radix_long;
     while (length / radix > kMaxThreads && radix < 16) radix *= 2;
     return radix;
 }
@@ -287,7 +288,7 @@ std::vector<int> ComputeFft::composite_radices(int length) {
 ComputeFft::LinePlan ComputeFft::line_plan(int length, int max_radix, const PlanChoice& choice) {
     const auto hand = choice.lines.find(length);
     if (hand != choice.lines.end()) return hand->second;
-    if (choice.composite && (length & (length - 1))) return plan_with(composite_radices(length), 0);
+    if (choice.composite && !is_power_of_two(length)) return plan_with(composite_radices(length), 0);
     return plan_line(length, max_radix, kMaxThreads);
 }
 
@@ -407,7 +408,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // is the power-of-two lines' measure).
     const bool mirror_b = d.pair0 && d.step == 2 && (d.store == Store::Spectrum || d.multiply_last);
     const bool chosen = options_.compute_lines != 0 || mirror_b;
-    const bool mixed_columns = !rows && !chosen && !short_columns && d.step == 0 && (s.length & (s.length - 1));
+    const bool mixed_columns = !rows && !chosen && !short_columns && d.step == 0 && !is_power_of_two(s.length);
     int lines = mirror_b                ? 2
                 : options_.compute_lines ? options_.compute_lines
                 : rows                   ? t.row_lines
