@@ -523,19 +523,26 @@ TEST(hand_chosen_line_plans_match_fftw) {
     struct Case {
         Size size;
         const char* plan;
+        int lines;  // --compute-lines (0: by size)
     };
-    // Small lines: llvmpipe compiles these unrolled programs in 15-20 s a size.
-    for (const Case& c : {Case{{20, 12}, "20:10x2,12:4x3/2"}, Case{{24, 18}, "24:12x2/4,composite"}}) {
+    // Small lines: llvmpipe compiles these unrolled programs in 15-20 s a size. The last case
+    // takes three lines a workgroup (any count works; the last workgroup of the 11 column pairs
+    // holds two).
+    for (const Case& c : {Case{{20, 12}, "20:10x2,12:4x3/2", 0}, Case{{24, 18}, "24:12x2/4,composite", 0}, Case{{24, 18}, "", 3}}) {
         FftOptions o;
         o.backend = Backend::Compute;
         o.compute_plan = c.plan;
+        o.compute_lines = c.lines;
         auto* fft = dynamic_cast<ComputeFft*>(test::fft(c.size, o));
         EXPECT(fft != nullptr, c.plan, ": not the compute backend");
         if (!fft) continue;
         int seen = 0;
-        for (const std::string& d : fft->describe_dispatches())
-            for (const char* radices : {"radices 12 x 2)", "radices 10 x 2)", "radices 6 x 3)", "radices 4 x 3)"}) seen += d.find(radices) != std::string::npos;
-        EXPECT(seen >= 4, c.plan, ": the dispatches do not take the plan");
+        for (const std::string& d : fft->describe_dispatches()) {
+            if (c.lines) seen += d.find(" of 3 x ") != std::string::npos;
+            for (const char* radices : {"radices 12 x 2)", "radices 10 x 2)", "radices 6 x 3)", "radices 4 x 3)"}) seen += !c.lines && d.find(radices) != std::string::npos;
+        }
+        // The lines case: rows forward, columns, rows inverse (pair 0 is one line).
+        EXPECT(seen >= (c.lines ? 3 : 4), c.plan, " lines ", c.lines, ": the dispatches do not take the plan");
         const Size s = c.size;
         std::vector<float> image = test::random_image(s, 3 + s.m), kernel = test::random_image(s, 4 + s.n);
         std::vector<float> spectrum = fft->forward(image);
@@ -553,7 +560,7 @@ TEST(hand_chosen_line_plans_match_fftw) {
 }
 
 // The device rows' measured line plans (ComputeTuning::line_plans): the GPU row's 1000 as 8 5 5 5
-// with 200 threads, each row's text a valid plan; --compute-plan overrides them per length, and a
+// with 200 threads and 1920 as 6 4 4 4 5 with 480, each row's text a valid plan; --compute-plan overrides them per length, and a
 // --compute-radix (a tuning run of the planner's radix) sets them aside; the cost model follows.
 TEST(device_rows_measured_plans_yield_to_the_options) {
     for (bool software : {false, true}) {
@@ -570,6 +577,8 @@ TEST(device_rows_measured_plans_yield_to_the_options) {
     ComputeFft::PlanChoice c = ComputeFft::chosen_plans(o, gpu);
     EXPECT(c.lines.count(1000) && c.lines.at(1000).forward == (std::vector<int>{8, 5, 5, 5}) && c.lines.at(1000).threads == 200,
            "the GPU row's plan of 1000 is not 8x5x5x5 with 200 threads");
+    EXPECT(c.lines.count(1920) && c.lines.at(1920).forward == (std::vector<int>{6, 4, 4, 4, 5}) && c.lines.at(1920).threads == 480,
+           "the GPU row's plan of 1920 is not 6x4x4x4x5 with 480 threads");
     EXPECT(ComputeFft::chosen_plans(o, compute_tuning(true)).lines.empty(), "the software row has measured plans");
     o.compute_plan = "1000:10x10x10,1920:8x8x6x5";
     c = ComputeFft::chosen_plans(o, gpu);

@@ -113,7 +113,7 @@ struct FftOptions {
     /// Compute backend: the largest stage radix, 4, 8 or 16; 0 (auto): 4 for lines up to 1024, 8
     /// above (the fastest on the H200; llvmpipe's JIT also compiles radix 4 quickest).
     int compute_radix = 0;
-    /// Compute backend: lines per workgroup (1, 2, 4, 8, 16); 0 (auto) as measured fastest.
+    /// Compute backend: lines per workgroup (1 to 32); 0 (auto) as measured fastest.
     int compute_lines = 0;
     /// Compute backend: the longest line transformed in one dispatch; longer ones take the
     /// four-step route (two dispatches). 0 (auto): 4096, the longest a workgroup holds in
