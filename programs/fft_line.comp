@@ -212,12 +212,25 @@ void store(int x, int y, vec4 v) {
 
 // W_F^k (k < F) from the table, through the texture unit or (from_buffer) the storage buffer; the
 // stages of a length-L transform use W_L^k = W_F^(k F / L).
-vec2 twiddle(int k, bool from_buffer) {
+vec2 table_twiddle(int k, bool from_buffer) {
 #if TWIDDLE_BUFFER
     if (from_buffer) return w_table[k];
 #endif
     return texelFetch(u_twiddle, ivec2(k, 0)).xy;
 }
+
+#if SHARED_TWIDDLES
+// Whole lines whose workgroup has room (compute_fft.cpp): the table copied to shared memory at
+// the start, so that a stage's twiddles come from there. The copy is ordered before the first
+// read by the first exchange's barrier: the first stage of every transform has no twiddles.
+shared vec2 s_twiddle[L];
+void copy_twiddles() {
+    for (int k = int(gl_LocalInvocationIndex); k < L; k += GROUP_SIZE) s_twiddle[k] = table_twiddle(k, TWIDDLE_BUFFER != 0);
+}
+vec2 twiddle(int k, bool from_buffer) { return s_twiddle[k]; }
+#else
+vec2 twiddle(int k, bool from_buffer) { return table_twiddle(k, from_buffer); }
+#endif
 
 // x * w for a complex x of four channels.
 void rotate(inout vec4 re, inout vec4 im, vec2 w) {
@@ -651,6 +664,9 @@ void store_result(int last) {
 }
 
 void main() {
+#if SHARED_TWIDDLES
+    copy_twiddles();
+#endif
 #if defined(FORWARD)
     load(FORWARD_FIRST);
     FORWARD_TRANSFORM

@@ -536,13 +536,17 @@ TEST(hand_chosen_line_plans_match_fftw) {
         auto* fft = dynamic_cast<ComputeFft*>(test::fft(c.size, o));
         EXPECT(fft != nullptr, c.plan, ": not the compute backend");
         if (!fft) continue;
-        int seen = 0;
+        int seen = 0, shared_twiddles = 0;
         for (const std::string& d : fft->describe_dispatches()) {
+            shared_twiddles += d.find("twiddles from shared memory") != std::string::npos;
             if (c.lines) seen += d.find(" of 3 x ") != std::string::npos;
             for (const char* radices : {"radices 12 x 2)", "radices 10 x 2)", "radices 6 x 3)", "radices 4 x 3)"}) seen += !c.lines && d.find(radices) != std::string::npos;
         }
         // The lines case: rows forward, columns, rows inverse (pair 0 is one line).
         EXPECT(seen >= (c.lines ? 3 : 4), c.plan, " lines ", c.lines, ": the dispatches do not take the plan");
+        // The software row copies the table for every whole mixed column dispatch (pair 0 and the
+        // rest); rows read theirs from the table.
+        EXPECT(shared_twiddles == 2, c.plan, ": ", shared_twiddles, " of the 2 column dispatches read their twiddles from shared memory");
         const Size s = c.size;
         std::vector<float> image = test::random_image(s, 3 + s.m), kernel = test::random_image(s, 4 + s.n);
         std::vector<float> spectrum = fft->forward(image);

@@ -428,6 +428,10 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.components = fit(lines, pad);
     s.pad_every = pad;
     if (!s.components) throw GlError("a line of " + std::to_string(s.length) + " does not fit the GL's shared memory");
+    // Whole mixed columns in large workgroups (alone on an SM): their twiddle table (8 bytes an
+    // element) in shared memory beside the exchange's, where both fit (src/README.md, "Any FFT size").
+    s.shared_twiddles = !rows && d.step == 0 && !is_power_of_two(s.length) && lines * s.line.threads > t.shared_twiddles_above &&
+                        shared_bytes(s.length, lines, s.components, s.pad_every) + 8LL * s.length <= shared_bytes_;
     // Step B of the four-step columns: neighbouring column pairs side by side too (tuning), blocks
     // of lines / pairs sub-lines each, the last one partial where that does not divide the step's
     // sub-lines.
@@ -469,6 +473,7 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "WIDTH " + std::to_string(width_),
         "HEIGHT " + std::to_string(height_),
         "TWIDDLE_BUFFER " + std::to_string(buffers_ ? 1 : 0),
+        "SHARED_TWIDDLES " + std::to_string(s.shared_twiddles ? 1 : 0),
         "FORWARD_TRANSFORM " + stage_calls(forward, s.length, "-1.0", s.forward_buffer),
         "FORWARD_FIRST " + std::to_string(forward.front()),
         "FORWARD_LAST " + std::to_string(forward.back()),
@@ -540,8 +545,11 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
         lines.push_back(d.label + ": " + std::to_string(s.groups) + " workgroups of " + std::to_string(s.lines) + " x " +
                         std::to_string(s.line.threads) + " threads, lines of " + std::to_string(s.length) + " (radices " +
                         radix_list(s.line.forward) + "), " + std::to_string(s.components) + " components per exchange round, " +
-                        std::to_string(shared_bytes(s.length, s.lines, s.components, s.pad_every)) + " bytes of shared memory" +
-                        (s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer" : "") +
+                        std::to_string(shared_bytes(s.length, s.lines, s.components, s.pad_every) + (s.shared_twiddles ? 8LL * s.length : 0)) +
+                        " bytes of shared memory" +
+                        (s.shared_twiddles                    ? ", twiddles from shared memory"
+                         : s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer"
+                                                                : "") +
                         (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + " column pairs side by side" : ""));
     }
     return lines;

@@ -7,7 +7,7 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // Mesa's llvmpipe and the like: a JIT for which big unrolled programs are slow to compile
         // (radix 16: 10-20 s; radix 4 with 2 components: about 1 s), while the CPU gains nothing
         // from fewer exchange rounds: at most 2 components.
-        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 16, 2, 1024, 2, 2, 4096, true, 1024};
+        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 16, 2, 1024, 2, 2, 4096, true, 1024, "", 0};
     static const ComputeTuning gpu = {
         // Measured on NVIDIA's H200 and H100 (src/README.md); the default for other GPUs too.
         // 1000 as 8 5 5 5 (200 threads) against the planner's 4 2 5 5 5: 0.0936-0.0943 against
@@ -18,7 +18,10 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // then hold four lines an SM instead of two, at 72 registers without spilling. 1920 as
         // 6 4 4 4 5 (480 threads) against the planner's 4 4 4 2 5 3: 0.949x and 0.951x in two
         // races, 1920x1080 0.1751-0.1756 against 0.1836-0.1848 ms with the builds alternating.
-        "GPU", 4, 8, 1024, 4, 4, 2, 4, 16, 2, 1024, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:6x6x8x4,1920:6x4x4x4x5"};
+        // Shared-memory twiddles above 512 threads a workgroup (the 1080 and 1152 column filters):
+        // 2000x1152 0.1979 against 0.2034-0.2037 ms, 1920x1080 0.1739 against 0.1757-0.1762; on
+        // every mixed line, 1000^2 (400-thread columns) ran 1.06x slower.
+        "GPU", 4, 8, 1024, 4, 4, 2, 4, 16, 2, 1024, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:6x6x8x4,1920:6x4x4x4x5", 512};
     return software_rasterizer ? software : gpu;
 }
 

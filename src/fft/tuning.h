@@ -25,6 +25,9 @@ struct ComputeTuning {
     /// Line plans measured faster than the planner's, as --compute-plan writes them (taken where
     /// neither --compute-plan nor --compute-radix says otherwise).
     const char* line_plans = "";
+    /// Whole mixed columns whose workgroup holds more threads than this read their twiddles from a
+    /// copy of the table in shared memory, where it fits beside the exchange (compute_fft.cpp).
+    int shared_twiddles_above = 512;
 };
 
 /// The row for a software rasterizer (software_renderer() in fft2d.h) or for a GPU.
