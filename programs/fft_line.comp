@@ -220,9 +220,10 @@ vec2 table_twiddle(int k, bool from_buffer) {
 }
 
 #if SHARED_TWIDDLES
-// Whole lines whose workgroup has room (compute_fft.cpp): the table copied to shared memory at
-// the start, so that a stage's twiddles come from there. The copy is ordered before the first
-// read by the first exchange's barrier: the first stage of every transform has no twiddles.
+// Whole lines the C++ side picks (mixed columns in large workgroups, where the table fits beside
+// the exchange: compute_fft.cpp): the table copied to shared memory at the start, so that a stage's
+// twiddles come from there. The copy is ordered before the first read by the first exchange's
+// barrier: the first stage of every transform has no twiddles.
 shared vec2 s_twiddle[L];
 void copy_twiddles() {
     for (int k = int(gl_LocalInvocationIndex); k < L; k += GROUP_SIZE) s_twiddle[k] = table_twiddle(k, TWIDDLE_BUFFER != 0);

@@ -54,6 +54,9 @@ long long shared_bytes(int length, int lines, int components, int pad) {
     return static_cast<long long>(lines) * slots * width_of(components) * 4 * (components == 8 ? 2 : 1);
 }
 
+/// Shared memory of a line's twiddle table copied there (fft_line.comp's s_twiddle: a vec2 an element).
+long long twiddle_table_bytes(int length) { return 8LL * length; }
+
 /// The stages of a transform as literal calls: butterflies(r, P, dir, from_buffer), and between
 /// stages exchange(r_out, r_in, P_in), P the output stride L / S; stage i takes its twiddles from
 /// the storage buffer where bit i of `buffer_stages` is set.
@@ -408,7 +411,8 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // is the power-of-two lines' measure).
     const bool mirror_b = d.pair0 && d.step == 2 && (d.store == Store::Spectrum || d.multiply_last);
     const bool chosen = options_.compute_lines != 0 || mirror_b;
-    const bool mixed_columns = !rows && !chosen && !short_columns && d.step == 0 && !is_power_of_two(s.length);
+    const bool whole_mixed_column = !rows && d.step == 0 && !is_power_of_two(s.length);
+    const bool mixed_columns = whole_mixed_column && !chosen && !short_columns;
     int lines = mirror_b                ? 2
                 : options_.compute_lines ? options_.compute_lines
                 : rows                   ? t.row_lines
@@ -430,8 +434,8 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     if (!s.components) throw GlError("a line of " + std::to_string(s.length) + " does not fit the GL's shared memory");
     // Whole mixed columns in large workgroups (alone on an SM): their twiddle table (8 bytes an
     // element) in shared memory beside the exchange's, where both fit (src/README.md, "Any FFT size").
-    s.shared_twiddles = !rows && d.step == 0 && !is_power_of_two(s.length) && lines * s.line.threads > t.shared_twiddles_above &&
-                        shared_bytes(s.length, lines, s.components, s.pad_every) + 8LL * s.length <= shared_bytes_;
+    s.shared_twiddles = whole_mixed_column && lines * s.line.threads > t.shared_twiddles_above &&
+                        shared_bytes(s.length, lines, s.components, s.pad_every) + twiddle_table_bytes(s.length) <= shared_bytes_;
     // Step B of the four-step columns: neighbouring column pairs side by side too (tuning), blocks
     // of lines / pairs sub-lines each, the last one partial where that does not divide the step's
     // sub-lines.
@@ -545,7 +549,7 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
         lines.push_back(d.label + ": " + std::to_string(s.groups) + " workgroups of " + std::to_string(s.lines) + " x " +
                         std::to_string(s.line.threads) + " threads, lines of " + std::to_string(s.length) + " (radices " +
                         radix_list(s.line.forward) + "), " + std::to_string(s.components) + " components per exchange round, " +
-                        std::to_string(shared_bytes(s.length, s.lines, s.components, s.pad_every) + (s.shared_twiddles ? 8LL * s.length : 0)) +
+                        std::to_string(shared_bytes(s.length, s.lines, s.components, s.pad_every) + (s.shared_twiddles ? twiddle_table_bytes(s.length) : 0)) +
                         " bytes of shared memory" +
                         (s.shared_twiddles                    ? ", twiddles from shared memory"
                          : s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer"

@@ -133,7 +133,7 @@ private:
         int neighbour_pairs = 1;  ///< four-step column steps: column pairs side by side in a workgroup
         LinePlan line;
         unsigned forward_buffer = 0, inverse_buffer = 0;  ///< stages (bit i: stage i) whose twiddles come from the buffer
-        bool shared_twiddles = false;  ///< the line's twiddle table copied to shared memory (whole mixed lines, where it fits)
+        bool shared_twiddles = false;  ///< the line's twiddle table copied to shared memory (whole mixed columns in large workgroups, where it fits)
     };
 
     std::vector<Pass> forward_passes(const Texture& image, RenderTarget& spectrum) const;
