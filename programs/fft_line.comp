@@ -28,13 +28,25 @@
 // column), or, with NEIGHBOUR_PAIRS C, C neighbouring column pairs of G / C sub-lines each
 // (measured on the H100 at 8192^2: step B 1.7x faster so, step A slower; src/README.md).
 //
-// Lines longer than shared memory holds take the four-step route (Bailey): a line of F = L1 L2
+// Lines longer than a workgroup holds fold (FOLD = 2 or 4): the workgroup takes the line's
+// channels in FOLD phases of 4 / FOLD channels, one after the other, each as a transform of
+// length L = F / FOLD whose vec4 elements hold FOLD interleaved elements of those channels:
+// element j carries the full line's elements FOLD j + m (m < FOLD, components m 4 / FOLD ..),
+// so the L-point stages compute the FOLD decimated transforms E_m at once, and a radix-FOLD
+// stage within each thread, fold_stage(), joins them: X(k + q L) = sum_m W_FOLD^(m q)
+// W_F^(m k) E_m(k) (the inverse the same way, W conjugated; the filter's inverse starts from X
+// in registers and runs it backwards, fold_inverse_at()). A texel holds all four channels, so the
+// phases before the last leave theirs in a storage buffer, and the last completes each texel
+// (the same invocation stores the same texels in every phase). Measured on the H100 at 8192^2
+// (src/README.md), not yet faster than the four-step route, so taken only where asked for
+// (FftOptions::compute_fold). Lines longer still take the four-step route (Bailey): a line of F = L1 L2
 // elements as L2 sub-lines of length L1 (elements n2 + L2 n1, step A, then the twiddle
 // W_F^(n2 k1)) and L1 sub-lines of length L2 (elements k1 L2 + n2 of what A stored, step B, whose
 // output k2 is the element k1 + L1 k2 of the line's transform). STEP_A and STEP_B are those
 // dispatches; neither defined: the whole line at once (SUBLINES = 1).
 //
-// Defines, from compute_fft.cpp: LENGTH (this dispatch's transform length), REGISTERS (R), THREADS,
+// Defines, from compute_fft.cpp: LENGTH (this dispatch's transform length), FOLD (channel phases: 1,
+// 2 or 4), REGISTERS (R), THREADS,
 // LINES, GROUP_SIZE (THREADS * LINES), COMPONENTS, PAD_EVERY (one element of padding per that many, 0: none),
 // SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), NEIGHBOUR_PAIRS (four-step column
 // steps: column pairs side by side in a workgroup, 1: neighbouring sub-lines only), WIDTH and HEIGHT (M and N),
@@ -67,12 +79,28 @@ const int T = THREADS;     // a literal: layout qualifiers need one before GLSL 
 const int G = LINES;
 const int M = WIDTH;
 const int N = HEIGHT;
+const int F = FOLD;               // channel phases
+const int CH = 4 / FOLD;          // channels a phase takes
+const int STRIDE = SUBLINES * FOLD;   // the twiddle table is the full line's: W_L^k = W_full^(k STRIDE)
 layout(local_size_x = GROUP_SIZE) in;   // THREADS * LINES
 
 layout(binding = 0) uniform sampler2DRect u_src;      // what this dispatch reads
 layout(binding = 1) uniform sampler2DRect u_kernel;   // FILTER: the kernel's spectrum (Eq. 10)
 layout(binding = 2) uniform sampler2DRect u_twiddle;  // texel k of row 0: W_F^k, k < F
+#if FOLD > 1
+// Folded: the phases before the last leave their channels of each texel in the parts buffer
+// (phase h's in plane h, along the line: rows at y M + x, columns at x N + y); the last reads
+// them back and stores whole texels. Both
+// restrict: the last phase's reads from the buffer may then be issued ahead of its stores.
+layout(IMAGE_FORMAT, binding = 0) uniform restrict writeonly image2DRect u_dst;
+#if FOLD == 2
+layout(std430, binding = 1) restrict buffer Parts { vec2 parts[]; };
+#else
+layout(std430, binding = 1) restrict buffer Parts { float parts[]; };
+#endif
+#else
 layout(IMAGE_FORMAT, binding = 0) uniform writeonly image2DRect u_dst;   // rgba32f, or rgba16f intermediates
+#endif
 #if TWIDDLE_BUFFER
 layout(std430, binding = 0) readonly buffer TwiddleTable { vec2 w_table[]; };   // W_F^k as u_twiddle
 #endif
@@ -127,15 +155,58 @@ int axis_line() {
     return a;
 }
 
-// Full-line position of input element n and output element k of this dispatch's transform.
-int in_position(int n) {
-#if defined(STEP_B)
+// Full-line positions. Unfolded (slot 0 only): input element n and output element k of this
+// dispatch's transform, whole or a four-step step's. Folded: slot m of the element at position j
+// of the L-point transform, interleaved (F j + m: every load, and the filter's stores) or in
+// blocks (j + m L: the outputs of fold_stage(), the forward's and the inverse's stores, and the
+// filter's multiply).
+#if FOLD > 1
+int interleaved_position(int j, int m) { return F * j + m; }
+int spectrum_position(int k, int q) { return k + q * L; }
+#else
+int spectrum_position(int k, int q) { return SUBLINES * k + sub(); }   // the forward's outputs
+#endif
+int in_position(int n, int m) {
+#if FOLD > 1
+    return interleaved_position(n, m);
+#elif defined(STEP_B)
     return sub() * L + n;
 #else
     return SUBLINES * n + sub();
 #endif
 }
-int out_position(int k) { return SUBLINES * k + sub(); }
+int out_position(int k, int q) {
+#if FOLD > 1 && defined(FILTER)
+    return interleaved_position(k, q);
+#else
+    return spectrum_position(k, q);
+#endif
+}
+
+// This phase's channels: phase CH .. phase CH + CH - 1. The phase loop (main()) stays a loop, its
+// count a uniform: unrolled, NVIDIA's compiler gave up unrolling the stages of a 4096-point line
+// FOLD times over (its register arrays went to local memory, or past its instruction limit).
+// Code that depends on the phase selects, never indexes, by it.
+uniform int u_phases;   // FOLD (set by compute_fft.cpp)
+int phase = 0;
+#if FOLD == 4
+bvec4 phase_lane() { return equal(ivec4(phase), ivec4(0, 1, 2, 3)); }
+#endif
+// Folded element x with slot m (components m CH ..) set to this phase's channels of `full`.
+// (Callers build elements in locals and assign them whole: Mesa's llvmpipe lost a slot written
+// through an inout parameter into the register arrays.)
+vec4 place(vec4 x, int m, vec4 full) {
+#if FOLD == 1
+    return full;
+#elif FOLD == 2
+    vec2 v = phase == 0 ? full.xy : full.zw;
+    return m == 0 ? vec4(v, x.zw) : vec4(x.xy, v);
+#else
+    vec4 r = x;
+    r[m] = dot(full, vec4(phase_lane()));   // exact: one term is 1 x, the others 0
+    return r;
+#endif
+}
 
 // ---- Registers and shared memory.
 
@@ -206,8 +277,27 @@ void get(int round, int at, inout vec4 re, inout vec4 im) {
 }
 
 vec4 fetch(sampler2DRect tex, int x, int y) { return texelFetch(tex, ivec2(x, y)); }
-void store(int x, int y, vec4 v) {
-    if (line_active()) imageStore(u_dst, ivec2(x, y), v);
+// Slot q of folded element v (all of v unfolded) to this phase's channels of texel (x, y).
+void store(int x, int y, vec4 v, int q) {
+    if (!line_active()) return;
+#if FOLD == 1
+    imageStore(u_dst, ivec2(x, y), v);
+#else
+#if defined(ROWS)
+    uint at = uint(y) * uint(M) + uint(x), plane = uint(M) * uint(N);   // the lanes of a warp: neighbouring x
+#else
+    uint at = uint(x) * uint(N) + uint(y), plane = uint(M) * uint(N);   // neighbouring y
+#endif
+#if FOLD == 2
+    vec2 part = q == 0 ? v.xy : v.zw;
+    if (phase == 0) parts[at] = part;
+    else imageStore(u_dst, ivec2(x, y), vec4(parts[at], part));
+#else
+    float part = v[q];
+    if (phase < 3) parts[uint(phase) * plane + at] = part;
+    else imageStore(u_dst, ivec2(x, y), vec4(parts[at], parts[plane + at], parts[2u * plane + at], part));
+#endif
+#endif
 }
 
 // W_F^k (k < F) from the table, through the texture unit or (from_buffer) the storage buffer; the
@@ -224,9 +314,9 @@ vec2 table_twiddle(int k, bool from_buffer) {
 // the exchange: compute_fft.cpp): the table copied to shared memory at the start, so that a stage's
 // twiddles come from there. The copy is ordered before the first read by the first exchange's
 // barrier: the first stage of every transform has no twiddles.
-shared vec2 s_twiddle[L];
+shared vec2 s_twiddle[L * FOLD];
 void copy_twiddles() {
-    for (int k = int(gl_LocalInvocationIndex); k < L; k += GROUP_SIZE) s_twiddle[k] = table_twiddle(k, TWIDDLE_BUFFER != 0);
+    for (int k = int(gl_LocalInvocationIndex); k < L * FOLD; k += GROUP_SIZE) s_twiddle[k] = table_twiddle(k, TWIDDLE_BUFFER != 0);
 }
 vec2 twiddle(int k, bool from_buffer) { return s_twiddle[k]; }
 #else
@@ -391,7 +481,7 @@ void butterflies(int r, int P, float dir, bool from_buffer) {
         int b = thread() + i * T, u = quotient(b, P);
         // The first stage (P = L / r: every b < P, so u = 0) has no twiddles.
         for (int t = 1; t < r && P * r < L; ++t) {
-            vec2 w = twiddle(u * t * P * SUBLINES, from_buffer);
+            vec2 w = twiddle(u * t * P * STRIDE, from_buffer);
             rotate(xr[i * r + t], xi[i * r + t], vec2(w.x, -dir * w.y));   // conjugated when inverse
         }
         dft(i * r, r, dir);
@@ -450,12 +540,71 @@ void twiddle_between_steps(int r_last, float dir) {
     }
 }
 
+// ---- Folded lines: the radix-FOLD stage within each thread.
+
+#if FOLD > 1
+// Element e at position k of the L-point transform: slot m holds E_m(k), the transform of the
+// full line's elements F n + m; afterwards slot q holds X(k + q L) = sum_m W_F^(m q) W_full^(m k)
+// E_m(k) (dir = -1: forward; +1: inverse, W conjugated). The filter's inverse starts from X in
+// blocks, so it runs the two steps the other way round (fold_inverse_at) before its L-point
+// transform and ends interleaved.
+void fold_twiddle(int e, int k, float dir) {
+    vec4 re = xr[e], im = xi[e];
+    for (int m = 1; m < F; ++m) {
+        vec2 w = twiddle(m * k, false);
+        w.y *= -dir;
+#if FOLD == 2
+        vec2 r = re.zw * w.x - im.zw * w.y;
+        im.zw = re.zw * w.y + im.zw * w.x;
+        re.zw = r;
+#else
+        float r = re[m] * w.x - im[m] * w.y;
+        im[m] = re[m] * w.y + im[m] * w.x;
+        re[m] = r;
+#endif
+    }
+    xr[e] = re;
+    xi[e] = im;
+}
+
+void fold_dft(int e, float dir) {
+    vec4 re = xr[e], im = xi[e];
+#if FOLD == 2
+    xr[e] = vec4(re.xy + re.zw, re.xy - re.zw);
+    xi[e] = vec4(im.xy + im.zw, im.xy - im.zw);
+#else
+    // dft4 across the components: a = E0 + E2, b = E0 - E2, c = E1 + E3, d = E1 - E3.
+    vec2 a = vec2(re.x + re.z, im.x + im.z), b = vec2(re.x - re.z, im.x - im.z);
+    vec2 c = vec2(re.y + re.w, im.y + im.w), d = vec2(re.y - re.w, im.y - im.w);
+    xr[e] = vec4(a.x + c.x, b.x - dir * d.y, a.x - c.x, b.x + dir * d.y);
+    xi[e] = vec4(a.y + c.y, b.y + dir * d.x, a.y - c.y, b.y - dir * d.x);
+#endif
+}
+
+// The outputs of the L-point transform (radix r_last) to the full line's.
+void fold_stage(int r_last, float dir) {
+    for (int e = 0; e < R; ++e) {
+        if (!holds(e, r_last)) continue;
+        fold_twiddle(e, output_at(e, r_last), dir);
+        fold_dft(e, dir);
+    }
+}
+
+// The filter's products (slot q: X(k + q L)) to the inputs of its L-point inverse, element e at
+// position k.
+void fold_inverse_at(int e, int k) {
+    fold_dft(e, 1.0);
+    fold_twiddle(e, k, 1.0);
+}
+#endif
+
 // ---- Pair 0: two real columns as one complex line G(v) = F(0, v) + i F(M/2, v).
 
 #if defined(PAIR0) && (defined(STORE_SPECTRUM) || defined(MULTIPLY_LAST) || defined(FILTER))
 // G(N - v) for each of this thread's outputs G(v): the whole line passes through shared memory
 // once. In step B, v = k1 + L1 k2 and N - v lies in sub-line L1 - k1 (the other line of the
-// workgroup) at k2' = L2 - 1 - k2, or in sub-line 0 at (L2 - k2) mod L2.
+// workgroup) at k2' = L2 - 1 - k2, or in sub-line 0 at (L2 - k2) mod L2. Folded, v = k + q L and
+// N - v = (L - k) + (F - 1 - q) L, or for k = 0 slot (F - q) mod F of position 0.
 void mirror_of(out vec4 mr[R], out vec4 mi[R], int r_last) {
     int g = group_line();
 #if defined(STEP_B)
@@ -476,6 +625,21 @@ void mirror_of(out vec4 mr[R], out vec4 mi[R], int r_last) {
         }
         barrier();
     }
+#if FOLD > 1
+    for (int e = 0; e < R; ++e) {
+        if (!holds(e, r_last)) continue;
+        bool k0 = output_at(e, r_last) == 0;
+#if FOLD == 2
+        if (!k0) {
+            mr[e] = mr[e].zwxy;
+            mi[e] = mi[e].zwxy;
+        }
+#else
+        mr[e] = k0 ? mr[e].xwzy : mr[e].wzyx;
+        mi[e] = k0 ? mi[e].xwzy : mi[e].wzyx;
+#endif
+    }
+#endif
 }
 
 // F(0, v) and F(M/2, v) from G(v) and G(N - v) (Eq. 8 along v).
@@ -502,9 +666,14 @@ void load(int first) {
 #if defined(LOAD_ROW_PAIR)
     for (int e = 0; e < R; ++e) {
         if (!holds(e, first)) continue;
-        int u = in_position(input_at(e, first));
-        xr[e] = fetch(u_src, u, a);
-        xi[e] = fetch(u_src, u, a + N / 2);
+        vec4 re = vec4(0.0), im = vec4(0.0);
+        for (int m = 0; m < F; ++m) {
+            int u = in_position(input_at(e, first), m);
+            re = place(re, m, fetch(u_src, u, a));
+            im = place(im, m, fetch(u_src, u, a + N / 2));
+        }
+        xr[e] = re;
+        xi[e] = im;
     }
 #elif defined(LOAD_UNTANGLED)
     // Element y of column pair p: F_y(M - p) for p > 0, F_y(0) + i F_y(M/2) for pair 0, from the
@@ -514,44 +683,61 @@ void load(int first) {
     for (int e = 0; e < R; ++e) {
         if (!holds(e, first)) continue;
         if (e % first >= first / 2) continue;
-        int y = in_position(input_at(e, first));   // < N/2
+        vec4 lo_r = vec4(0.0), lo_i = vec4(0.0), hi_r = vec4(0.0), hi_i = vec4(0.0);   // elements y and y + N/2
+        for (int m = 0; m < F; ++m) {
+            int y = in_position(input_at(e, first), m);   // < N/2
 #if defined(PAIR0)
-        vec4 h0r = fetch(u_src, 0, y), h0i = fetch(u_src, 0, y + N / 2);           // H(0)
-        vec4 hmr = fetch(u_src, M / 2, y), hmi = fetch(u_src, M / 2, y + N / 2);   // H(M/2)
-        xr[e] = u_scale * h0r;
-        xi[e] = u_scale * hmr;
-        xr[e + first / 2] = u_scale * h0i;
-        xi[e + first / 2] = u_scale * hmi;
+            vec4 h0r = fetch(u_src, 0, y), h0i = fetch(u_src, 0, y + N / 2);           // H(0)
+            vec4 hmr = fetch(u_src, M / 2, y), hmi = fetch(u_src, M / 2, y + N / 2);   // H(M/2)
+            lo_r = place(lo_r, m, u_scale * h0r);
+            lo_i = place(lo_i, m, u_scale * hmr);
+            hi_r = place(hi_r, m, u_scale * h0i);
+            hi_i = place(hi_i, m, u_scale * hmi);
 #else
-        vec4 hr = fetch(u_src, M - a, y), hi = fetch(u_src, M - a, y + N / 2);   // H(M - p)
-        vec4 gr = fetch(u_src, a, y), gi = fetch(u_src, a, y + N / 2);           // H(p)
-        xr[e] = 0.5 * u_scale * (hr + gr);
-        xi[e] = 0.5 * u_scale * (hi - gi);
-        xr[e + first / 2] = 0.5 * u_scale * (hi + gi);
-        xi[e + first / 2] = 0.5 * u_scale * (gr - hr);
+            vec4 hr = fetch(u_src, M - a, y), hi = fetch(u_src, M - a, y + N / 2);   // H(M - p)
+            vec4 gr = fetch(u_src, a, y), gi = fetch(u_src, a, y + N / 2);           // H(p)
+            lo_r = place(lo_r, m, 0.5 * u_scale * (hr + gr));
+            lo_i = place(lo_i, m, 0.5 * u_scale * (hi - gi));
+            hi_r = place(hi_r, m, 0.5 * u_scale * (hi + gi));
+            hi_i = place(hi_i, m, 0.5 * u_scale * (gr - hr));
 #endif
+        }
+        xr[e] = lo_r;
+        xi[e] = lo_i;
+        xr[e + first / 2] = hi_r;
+        xi[e + first / 2] = hi_i;
     }
 #elif defined(LOAD_SPECTRUM) && defined(PAIR0)
     for (int e = 0; e < R; ++e) {   // F(0, v) + i F(M/2, v) (Eq. 7)
         if (!holds(e, first)) continue;
-        int v = in_position(input_at(e, first));
-        vec4 ar, ai, br, bi;
-        real_column(u_src, 0, v, ar, ai);
-        real_column(u_src, M / 2, v, br, bi);
-        xr[e] = ar - bi;
-        xi[e] = ai + br;
+        vec4 re = vec4(0.0), im = vec4(0.0);
+        for (int m = 0; m < F; ++m) {
+            int v = in_position(input_at(e, first), m);
+            vec4 ar, ai, br, bi;
+            real_column(u_src, 0, v, ar, ai);
+            real_column(u_src, M / 2, v, br, bi);
+            re = place(re, m, ar - bi);
+            im = place(im, m, ai + br);
+        }
+        xr[e] = re;
+        xi[e] = im;
     }
 #elif defined(LOAD_SPECTRUM) || defined(LOAD_COLUMN_PAIR)
     for (int e = 0; e < R; ++e) {   // F(M - p, v) = A[p][v] + i A[M-p][v]; pair 0: columns 0 and M/2
         if (!holds(e, first)) continue;
-        int v = in_position(input_at(e, first));
+        vec4 re = vec4(0.0), im = vec4(0.0);
+        for (int m = 0; m < F; ++m) {
+            int v = in_position(input_at(e, first), m);
 #if defined(PAIR0)
-        xr[e] = fetch(u_src, 0, v);
-        xi[e] = fetch(u_src, M / 2, v);
+            re = place(re, m, fetch(u_src, 0, v));
+            im = place(im, m, fetch(u_src, M / 2, v));
 #else
-        xr[e] = fetch(u_src, a, v);
-        xi[e] = fetch(u_src, M - a, v);
+            re = place(re, m, fetch(u_src, a, v));
+            im = place(im, m, fetch(u_src, M - a, v));
 #endif
+        }
+        xr[e] = re;
+        xi[e] = im;
     }
 #else
 #error "fft_line.comp: no LOAD_ variant"
@@ -569,12 +755,19 @@ void multiply(int r_mid) {
     mirror_of(mr, mi, r_mid);
     for (int e = 0; e < R; ++e) {
         if (!holds(e, r_mid)) continue;
-        int v = out_position(output_at(e, r_mid));
         vec4 f0r, f0i, fmr, fmi;
         untangle_pair0(xr[e], xi[e], mr[e], mi[e], f0r, f0i, fmr, fmi);
-        vec4 k0r, k0i, kmr, kmi;
-        real_column(u_kernel, 0, v, k0r, k0i);
-        real_column(u_kernel, M / 2, v, kmr, kmi);
+        vec4 k0r = vec4(0.0), k0i = vec4(0.0), kmr = vec4(0.0), kmi = vec4(0.0);
+        for (int q = 0; q < F; ++q) {
+            int v = spectrum_position(output_at(e, r_mid), q);
+            vec4 ar, ai, br, bi;
+            real_column(u_kernel, 0, v, ar, ai);
+            real_column(u_kernel, M / 2, v, br, bi);
+            k0r = place(k0r, q, ar);
+            k0i = place(k0i, q, ai);
+            kmr = place(kmr, q, br);
+            kmi = place(kmi, q, bi);
+        }
         vec4 p0r = f0r * k0r - f0i * k0i, p0i = f0r * k0i + f0i * k0r;
         vec4 pmr = fmr * kmr - fmi * kmi, pmi = fmr * kmi + fmi * kmr;
         xr[e] = u_gain * (p0r - pmi);
@@ -585,8 +778,12 @@ void multiply(int r_mid) {
     int p = axis_line();
     for (int e = 0; e < R; ++e) {
         if (!holds(e, r_mid)) continue;
-        int v = out_position(output_at(e, r_mid));
-        vec4 kr = fetch(u_kernel, p, v), ki = fetch(u_kernel, M - p, v);
+        vec4 kr = vec4(0.0), ki = vec4(0.0);
+        for (int q = 0; q < F; ++q) {
+            int v = spectrum_position(output_at(e, r_mid), q);
+            kr = place(kr, q, fetch(u_kernel, p, v));
+            ki = place(ki, q, fetch(u_kernel, M - p, v));
+        }
         vec4 gr = xr[e], gi = xi[e];
         xr[e] = u_gain * (gr * kr - gi * ki);
         xi[e] = u_gain * (gr * ki + gi * kr);
@@ -597,14 +794,33 @@ void multiply(int r_mid) {
 
 // ---- Stores.
 
+#if defined(STORE_ROW_PAIRS)
+// c(y) = a and c(y + N/2) = b of column pair `p` (slot q of each) as tangled row pairs.
+void store_row_pairs(int p, int y, vec4 ar, vec4 ai, vec4 br, vec4 bi, int q) {
+#if defined(PAIR0)   // F(M/2) = Im c, F(0) = Re c
+    store(M / 2, y, ai, q);
+    store(M / 2, y + N / 2, bi, q);
+    store(0, y, ar, q);
+    store(0, y + N / 2, br, q);
+#else                // F(M - p) = c, F(p) = conj c
+    store(M - p, y, ar - bi, q);
+    store(M - p, y + N / 2, ai + br, q);
+    store(p, y, ar + bi, q);
+    store(p, y + N / 2, br - ai, q);
+#endif
+}
+#endif
+
 void store_result(int last) {
     int a = axis_line();
 #if defined(STORE_ROW_PAIR)
     for (int e = 0; e < R; ++e) {
         if (!holds(e, last)) continue;
-        int u = out_position(output_at(e, last));
-        store(u, a, xr[e]);
-        store(u, a + N / 2, xi[e]);
+        for (int q = 0; q < F; ++q) {
+            int u = out_position(output_at(e, last), q);
+            store(u, a, xr[e], q);
+            store(u, a + N / 2, xi[e], q);
+        }
     }
 #elif defined(STORE_SPECTRUM) && defined(PAIR0)
     // Columns 0 and M/2: untangled with G(N - v) (Eq. 8 along v), then Eq. 9.
@@ -612,12 +828,14 @@ void store_result(int last) {
     mirror_of(mr, mi, last);
     for (int e = 0; e < R; ++e) {
         if (!holds(e, last)) continue;
-        int v = out_position(output_at(e, last));
         vec4 f0r, f0i, fmr, fmi;
         untangle_pair0(xr[e], xi[e], mr[e], mi[e], f0r, f0i, fmr, fmi);
-        float high = v > N / 2 ? 1.0 : 0.0;
-        store(0, v, u_gain * mix(f0r, f0i, high));
-        store(M / 2, v, u_gain * mix(fmr, fmi, high));
+        for (int q = 0; q < F; ++q) {
+            int v = out_position(output_at(e, last), q);
+            bool high = v > N / 2;
+            store(0, v, u_gain * (high ? f0i : f0r), q);
+            store(M / 2, v, u_gain * (high ? fmi : fmr), q);
+        }
     }
 #elif defined(STORE_SPECTRUM) || defined(STORE_COLUMN_PAIR)
     // Column p holds Re F(M - p, v), column M - p its Im (Eq. 10); pair 0 (an intermediate): G.
@@ -633,46 +851,47 @@ void store_result(int last) {
 #endif
     for (int e = 0; e < R; ++e) {
         if (!holds(e, last)) continue;
-        int v = out_position(output_at(e, last));
-        store(re_column, v, gain * xr[e]);
-        store(im_column, v, gain * xi[e]);
+        for (int q = 0; q < F; ++q) {
+            int v = out_position(output_at(e, last), q);
+            store(re_column, v, gain * xr[e], q);
+            store(im_column, v, gain * xi[e], q);
+        }
     }
 #elif defined(STORE_ROW_PAIRS)
     // The inverse column transform c_p(y) as tangled row pairs H_r(u) = F_r(u) + i F_(r+N/2)(u):
     // the real part at (u, r), the imaginary part at (u, r + N/2). c(y) and c(y + N/2) are outputs
-    // k and k + L/2 of the same butterfly, so each thread has both.
+    // k and k + L/2 of the same butterfly, so each thread has both; folded, in blocks (the
+    // inverse), slots q and q + F/2 of one element.
+#if FOLD > 1 && !defined(FILTER)
+    for (int e = 0; e < R; ++e) {
+        if (!holds(e, last)) continue;
+        int k = output_at(e, last);
+        for (int q = 0; q < F / 2; ++q) store_row_pairs(a, out_position(k, q), xr[e], xi[e], xr[e].zwxy, xi[e].zwxy, q);
+    }
+#else
     to_natural(last);
     for (int e = 0; e < R; ++e) {
         if (!holds(e, last)) continue;
         if (e % last >= last / 2) continue;
-        int y = out_position(input_at(e, last));   // natural order now
-        vec4 ar = xr[e], ai = xi[e], br = xr[e + last / 2], bi = xi[e + last / 2];   // c(y), c(y + N/2)
-#if defined(PAIR0)   // F(M/2) = Im c, F(0) = Re c
-        store(M / 2, y, ai);
-        store(M / 2, y + N / 2, bi);
-        store(0, y, ar);
-        store(0, y + N / 2, br);
-#else                // F(M - p) = c, F(p) = conj c
-        store(M - a, y, ar - bi);
-        store(M - a, y + N / 2, ai + br);
-        store(a, y, ar + bi);
-        store(a, y + N / 2, br - ai);
-#endif
+        for (int q = 0; q < F; ++q)   // natural order now
+            store_row_pairs(a, out_position(input_at(e, last), q), xr[e], xi[e], xr[e + last / 2], xi[e + last / 2], q);
     }
+#endif
 #else
 #error "fft_line.comp: no STORE_ variant"
 #endif
 }
 
-void main() {
-#if SHARED_TWIDDLES
-    copy_twiddles();
-#endif
+// One phase: the line's transform for this phase's channels (all four unfolded).
+void transform_line() {
 #if defined(FORWARD)
     load(FORWARD_FIRST);
     FORWARD_TRANSFORM
 #if defined(STEP_A)
     twiddle_between_steps(FORWARD_LAST, -1.0);
+#endif
+#if FOLD > 1
+    fold_stage(FORWARD_LAST, -1.0);
 #endif
 #if defined(MULTIPLY_LAST)
     multiply(FORWARD_LAST);
@@ -685,6 +904,9 @@ void main() {
 #if defined(STEP_A)
     twiddle_between_steps(INVERSE_LAST, 1.0);
 #endif
+#if FOLD > 1
+    fold_stage(INVERSE_LAST, 1.0);
+#endif
     store_result(INVERSE_LAST);
 
 #elif defined(FILTER)
@@ -693,12 +915,33 @@ void main() {
     // registers, put in order by to_natural().
     load(FORWARD_FIRST);
     FORWARD_TRANSFORM
+#if FOLD > 1
+    fold_stage(FORWARD_LAST, -1.0);
+#endif
     multiply(FORWARD_LAST);
+#if FOLD > 1
+    for (int e = 0; e < R; ++e)
+        if (holds(e, FORWARD_LAST)) fold_inverse_at(e, output_at(e, FORWARD_LAST));
+#endif
     to_natural(FORWARD_LAST);
     INVERSE_TRANSFORM
     store_result(INVERSE_LAST);
 
 #else
 #error "fft_line.comp needs FORWARD, INVERSE or FILTER"
+#endif
+}
+
+void main() {
+#if SHARED_TWIDDLES
+    copy_twiddles();
+#endif
+    // Folded: the phases one after the other, each storing (and, after the first, completing)
+    // the same texels; the last exchange of a phase ends with a barrier, so the next phase's
+    // writes to shared memory wait for its reads.
+#if FOLD > 1
+    for (phase = 0; phase < u_phases; ++phase) transform_line();
+#else
+    transform_line();
 #endif
 }

@@ -45,7 +45,8 @@ inline gpufft::Fft2D* fft(Size s, const gpufft::FftOptions& o = {}) {
 /// The implementations every numerical test runs on: those gl_implementations() lists (the paper's
 /// radix-2 chain, the fast chain, which falls back to radix 2 below 4x4, and the compute backend
 /// with whole lines in shared memory), and the compute backend forced into its four-step split
-/// (lines over 16 points in two dispatches), the path that sizes beyond shared memory take.
+/// (lines over 16 points in two dispatches), the path that sizes beyond shared memory take, and
+/// into folded lines.
 using Chain = gpufft::Implementation;
 inline std::vector<Chain> chains() {
     std::vector<Chain> all = gpufft::gl_implementations();
@@ -53,6 +54,13 @@ inline std::vector<Chain> chains() {
     four_step.backend = gpufft::Backend::Compute;
     four_step.compute_max_line = 16;
     if (gpufft::ComputeFft::supported()) all.push_back({"four-step", four_step});
+    // Folded (FftOptions::compute_fold): lines over 16 points, up to 2 or 4 times that, in channel
+    // phases; on sizes up to 64 (above, these chains are the four-step one again).
+    for (int f : {2, 4}) {
+        gpufft::FftOptions fold = four_step;
+        fold.compute_fold = f;
+        if (gpufft::ComputeFft::supported()) all.push_back({"fold " + std::to_string(f), fold});
+    }
     return all;
 }
 
@@ -61,6 +69,7 @@ inline std::vector<Chain> chains() {
 inline bool takes(const Chain& chain, Size s) {
     context();
     const gpufft::LengthModel lengths = gpufft::fft_lengths(chain.options);
+    if (chain.options.compute_fold > 1 && (s.m > 64 || s.n > 64)) return false;
     return lengths.allowed(s.m) && lengths.allowed(s.n);
 }
 

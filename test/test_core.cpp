@@ -310,6 +310,35 @@ TEST(four_step_columns_take_both_lane_layouts) {
     }
 }
 
+// Folded lines (FftOptions::compute_fold) run one dispatch a line pass: the numerical tests above
+// check them only if the fold chains' dispatches at their sizes are folded (28 x 24: both axes in
+// two phases; 64 x 16: rows of 64 in four), and lines that do not fold take the four-step route.
+TEST(folded_lines_take_one_dispatch_a_line) {
+    struct Case {
+        int fold;
+        Size size;
+        int folded;  // dispatches of the filter that fold
+    };
+    for (const Case& c : {Case{2, {28, 24}, 4}, Case{4, {64, 16}, 2}, Case{4, {28, 24}, 2}}) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        o.compute_max_line = 16;
+        o.compute_fold = c.fold;
+        auto* fft = dynamic_cast<ComputeFft*>(test::fft(c.size, o));
+        EXPECT(fft != nullptr, "fold ", c.fold, ": not the compute backend");
+        if (!fft) continue;
+        int folded = 0;
+        for (const std::string& d : fft->describe_dispatches()) {
+            const bool f = d.find("folded: " + std::to_string(c.fold) + " channel phases") != std::string::npos;
+            const std::string label = d.substr(0, d.find(':'));
+            const bool step = label.find(" A") != std::string::npos || label.find(" B") != std::string::npos;
+            EXPECT(!(f && step), "fold ", c.fold, ": ", d);
+            folded += f;
+        }
+        EXPECT(folded == c.folded, "fold ", c.fold, " at ", c.size.m, "x", c.size.n, ": ", folded, " folded dispatches, expected ", c.folded);
+    }
+}
+
 TEST(half_storage_within_its_own_tolerance) {
     // RGBA16F intermediates have 11-bit significands: every pass rounds to 2^-11 = 4.9e-4 relative,
     // and the 8 to 45 passes of a filter add up to about 1e-3 to 2e-2 (measured 1.5e-3 and 4.3e-3

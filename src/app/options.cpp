@@ -121,6 +121,14 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
              fft.compute_max_line = parse_int(v, "--compute-max-line", 4, 1 << 16);
              if (fft.compute_max_line & (fft.compute_max_line - 1)) throw UsageError("--compute-max-line must be a power of two");
          })},
+        {"compute-fold", 0, "F",
+         "compute backend: 2 or 4: lines longer than --compute-max-line, up to\n"
+         "F times, take their channels in F phases of one dispatch instead of\n"
+         "the four-step route's two; 0 or 1 (default): never",
+         set([&fft](const std::string& v) {
+             fft.compute_fold = parse_int(v, "--compute-fold", 0, 4);
+             if (fft.compute_fold == 3) throw UsageError("--compute-fold must be 0, 1, 2 or 4");
+         })},
     };
 }
 

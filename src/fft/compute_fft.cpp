@@ -89,6 +89,8 @@ constexpr int kMaxThreads = 1024;  // GL's guaranteed minimum of invocations per
 constexpr int kMaxRegisters = 12;
 /// A stage's butterfly work per element against a dispatch's memory traffic (LengthModel; src/README.md).
 constexpr double kButterflyCost = 0.05;
+/// A folded line's each further channel phase against one dispatch's memory traffic (LengthModel).
+constexpr double kFoldCost = 0.25;
 
 /// fft_line.comp's table of W_n^m = exp(-2 pi i m / n), n = 1 .. 16, entry n (n - 1) / 2 + m, as a
 /// GLSL array constructor: float rounding of the double values (unit_root).
@@ -313,9 +315,15 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
     tuning_ = &compute_tuning(software_renderer());
     plans_ = chosen_plans(options, *tuning_);
     buffers_ = GLEW_VERSION_4_3 || GLEW_ARB_shader_storage_buffer_object;
+    if (buffers_) glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_storage_block_);
     rows_out_ = RenderTarget(width, height, options.storage);
     columns_out_ = RenderTarget(width, height, options.storage);
     if (split(width).size() > 1 || split(height).size() > 1) scratch_ = RenderTarget(width, height, options.storage);
+    // Folded lines: the phases before the last keep 4 / F floats a texel each, F - 1 planes of M x N.
+    for (int length : {width, height})
+        if (const int f = fold(length); f > 1) {
+            parts_.reserve(parts_bytes(f), "the folded lines' parts");
+        }
     for (int length : {width, height})
         if (!twiddles_.count(length)) {
             const std::vector<float> table = twiddle_table(length);
@@ -342,11 +350,39 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
 }
 
 
+int ComputeFft::fold_line(int length, int most, int option) {
+    // Only where asked for: on the H100 at 8192^2, 0.97x the four-step route's time, but its
+    // programs took 59 s to compile against 4 s (src/README.md, "Folded long lines").
+    if (length <= most || option < 2) return 1;
+    return length % (2 * option) == 0 && length / option <= most ? option : 1;
+}
+
+namespace {
+/// The longest line a workgroup takes whole: the device's max_elements by default; with
+/// --compute-max-line up to 1024 threads of 16 elements.
+int longest_line(const FftOptions& options, const ComputeTuning& t) {
+    return options.compute_max_line ? std::min(options.compute_max_line, 16 * kMaxThreads) : t.max_elements;
+}
+}  // namespace
+
+int ComputeFft::fold(int length) const {
+    const int most = longest_line(options_, *tuning_);
+    const int f = fold_line(length, most, options_.compute_fold);
+    // One float per element in shared memory at a time at the least, and the parts in one
+    // storage buffer.
+    return f > 1 && shared_bytes(length / f, 1, 1, 0) <= shared_bytes_ && buffers_ && parts_bytes(f) <= max_storage_block_ ? f : 1;
+}
+
+long long ComputeFft::parts_bytes(int fold) const {
+    // F - 1 planes of M x N, 4 / F floats a texel.
+    return static_cast<long long>(fold - 1) * width_ * height_ * (16 / fold);
+}
+
 std::vector<int> ComputeFft::split(int length) const {
-    // Whole where one line fits a workgroup (the device's max_elements by default; with
-    // --compute-max-line up to 1024 threads of 16 elements, one float per element in shared memory
-    // at a time).
-    const int most = options_.compute_max_line ? std::min(options_.compute_max_line, 16 * kMaxThreads) : tuning_->max_elements;
+    // Whole where one line fits a workgroup, or its channel phases do (fold()); one float per
+    // element in shared memory at a time at the least.
+    if (fold(length) > 1) return {length};
+    const int most = longest_line(options_, *tuning_);
     const bool fits = shared_bytes(length, 1, 1, 0) <= shared_bytes_;
     std::vector<int> parts = split_line(length, fits ? most : std::min(most, length - 1));
     if (parts.empty())
@@ -364,13 +400,19 @@ std::vector<int> ComputeFft::split_line(int length, int most) {
 
 LengthModel ComputeFft::lengths(const FftOptions& options) {
     const ComputeTuning& t = compute_tuning(software_renderer());
-    const int most = options.compute_max_line ? std::min(options.compute_max_line, 16 * kMaxThreads) : t.max_elements;
-    auto allowed = [most](long long n) { return is_fast_size(n) && !split_line(static_cast<int>(n), most).empty(); };
-    auto cost = [&t, most, radix = options.compute_radix, plans = chosen_plans(options, t)](long long n) {
+    const int most = longest_line(options, t), fold_option = options.compute_fold;
+    auto allowed = [most, fold_option](long long n) {
+        return is_fast_size(n) && (fold_line(static_cast<int>(n), most, fold_option) > 1 || !split_line(static_cast<int>(n), most).empty());
+    };
+    auto cost = [&t, most, fold_option, radix = options.compute_radix, plans = chosen_plans(options, t)](long long n) {
+        // A folded line: one dispatch's traffic, its phases reading the same texels again
+        // (kFoldCost each) and writing each texel's channels in turn.
+        const int f = fold_line(static_cast<int>(n), most, fold_option);
+        const std::vector<int> parts = f > 1 ? std::vector<int>{static_cast<int>(n) / f} : split_line(static_cast<int>(n), most);
         double c = 0;
-        for (int part : split_line(static_cast<int>(n), most)) {
+        for (int part : parts) {
             const LinePlan p = line_plan(part, line_radix(t, radix, part), plans);
-            c += 1 + kButterflyCost * static_cast<double>(p.slots) / part;
+            c += 1 + (f - 1) * kFoldCost + kButterflyCost * static_cast<double>(p.slots) / part;
         }
         return c;
     };
@@ -382,8 +424,9 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     const bool rows = d.axis == Axis::Rows;
     s.full = rows ? width_ : height_;
     std::vector<int> parts = split(s.full);
-    s.length = d.step == 0 ? s.full : d.step == 1 ? parts[0] : parts[1];
-    s.sublines = s.full / s.length;
+    s.fold = d.step == 0 ? fold(s.full) : 1;
+    s.length = d.step == 0 ? s.full / s.fold : d.step == 1 ? parts[0] : parts[1];
+    s.sublines = s.full / (s.length * s.fold);
     // The axis's lines: N/2 row pairs; M/2 - 1 column pairs, or pair 0.
     const int axis_lines = rows ? height_ / 2 : d.pair0 ? 1 : width_ / 2 - 1;
     s.line_count = axis_lines * s.sublines;
@@ -435,7 +478,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // Whole mixed columns in large workgroups (alone on an SM): their twiddle table (8 bytes an
     // element) in shared memory beside the exchange's, where both fit (src/README.md, "Any FFT size").
     s.shared_twiddles = whole_mixed_column && lines * s.line.threads > t.shared_twiddles_above &&
-                        shared_bytes(s.length, lines, s.components, s.pad_every) + twiddle_table_bytes(s.length) <= shared_bytes_;
+                        shared_bytes(s.length, lines, s.components, s.pad_every) + twiddle_table_bytes(s.full) <= shared_bytes_;
     // Step B of the four-step columns: neighbouring column pairs side by side too (tuning), blocks
     // of lines / pairs sub-lines each, the last one partial where that does not divide the step's
     // sub-lines.
@@ -464,6 +507,7 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         define_of(d.transform),
         define_of(d.store),
         "LENGTH " + std::to_string(s.length),
+        "FOLD " + std::to_string(s.fold),
         "REGISTERS " + std::to_string(s.line.registers),
         "THREADS " + std::to_string(s.line.threads),
         "LINES " + std::to_string(s.lines),
@@ -549,12 +593,13 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
         lines.push_back(d.label + ": " + std::to_string(s.groups) + " workgroups of " + std::to_string(s.lines) + " x " +
                         std::to_string(s.line.threads) + " threads, lines of " + std::to_string(s.length) + " (radices " +
                         radix_list(s.line.forward) + "), " + std::to_string(s.components) + " components per exchange round, " +
-                        std::to_string(shared_bytes(s.length, s.lines, s.components, s.pad_every) + (s.shared_twiddles ? twiddle_table_bytes(s.length) : 0)) +
+                        std::to_string(shared_bytes(s.length, s.lines, s.components, s.pad_every) + (s.shared_twiddles ? twiddle_table_bytes(s.full) : 0)) +
                         " bytes of shared memory" +
                         (s.shared_twiddles                    ? ", twiddles from shared memory"
                          : s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer"
                                                                 : "") +
-                        (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + " column pairs side by side" : ""));
+                        (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + " column pairs side by side" : "") +
+                        (s.fold > 1 ? ", folded: " + std::to_string(s.fold) + " channel phases" : ""));
     }
     return lines;
 }
@@ -577,9 +622,11 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
         program.use();
         program.set(Uniform::Scale, d.scale);
         program.set(Uniform::Gain, d.gain);
+        program.set(Uniform::Phases, s.fold);
         bind(0, d.source);
         bind(2, &twiddles_.at(s.full));
         if (buffers_) twiddle_buffers_.at(s.full).bind(0);
+        if (s.fold > 1) parts_.bind(1);
         glBindImageTexture(0, d.target->id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, half(*d.target) ? GL_RGBA16F : GL_RGBA32F);
         const int x = std::min(s.groups, 32768), y = (s.groups + x - 1) / x;
         glDispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>(y), 1);
@@ -587,8 +634,9 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
         if (twin_follows(i)) continue;
         // What one dispatch wrote, the next reads as a texture; the caller may read it back or
         // draw from it.
+        // (and the next folded dispatch writes the parts buffer this one read).
         glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT |
-                        GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
+                        GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT | (s.fold > 1 ? GL_SHADER_STORAGE_BARRIER_BIT : 0));
         if (profile) {
             timed.push_back(i);
             bytes.push_back(since);
@@ -599,7 +647,10 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
     glUseProgram(0);
     glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     for (int unit : {2, 1, 0}) bind(unit, nullptr);
-    if (buffers_) StorageBuffer::unbind(0);
+    if (buffers_) {
+        StorageBuffer::unbind(0);
+        StorageBuffer::unbind(1);
+    }
     check_gl("running the compute FFT");
     if (profile) {
         *profile = Profile{};
@@ -620,7 +671,7 @@ double ComputeFft::bytes_moved(const Dispatch& d, const Shape& s) {
     // Every line element is one complex RGBA value: two texels read (a row pair, a column pair, or
     // the four texels of Eq. 8 for two elements), two written, two of the kernel's spectrum read
     // where the dispatch multiplies.
-    const double elements = static_cast<double>(s.line_count) * s.length;
+    const double elements = static_cast<double>(s.line_count) * s.length * s.fold;
     auto texel = [](const Texture& t) { return half(t) ? 8.0 : 16.0; };
     const bool multiplies = d.transform == Transform::Filter || d.multiply_last;
     return elements * 2 * (texel(*d.source) + texel(*d.target) + (multiplies ? 16.0 : 0.0));

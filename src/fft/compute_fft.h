@@ -75,8 +75,16 @@ public:
     static std::vector<int> line_radices(int length, int max_radix);
     /// The option value checked: 4, 8, 16, or 0 (auto: by line length).
     static int radix_for(int option);
-    /// How a line of `length` is transformed: {length} whole, or {L1, L2} (four-step).
+    /// How a line of `length` is transformed: {length} whole (folded or not), or {L1, L2} (four-step).
     std::vector<int> split(int length) const;
+    /// fold_line() with this transform's options, where the GL has room for the parts buffer.
+    int fold(int length) const;
+    /// The parts buffer of lines folded `fold` times.
+    long long parts_bytes(int fold) const;
+    /// Channel phases of a line of `length` (FftOptions::compute_fold): `option` (2 or 4) where
+    /// the line is longer than `most` and length / option is at most `most` and even (the
+    /// columns' untangle pairs y and y + N/2); else 1 (whole, or the four-step route).
+    static int fold_line(int length, int most, int option);
     /// split() for lines up to `most` whole, longer ones in the four-step split F = L1 L2, L1 >= L2
     /// as near sqrt(F) as F's factors allow, both even (the columns' untangle and tangle pair elements y and
     /// y + N/2 within each step's sub-lines); empty where none is.
@@ -129,6 +137,7 @@ private:
     /// Geometry of a dispatch's program: lengths, threads, lines per workgroup, shared memory.
     struct Shape {
         int full = 0, length = 0, sublines = 1, line_count = 0, groups = 0;
+        int fold = 1;             ///< channel phases (fft_line.comp's FOLD): length = full / fold
         int radix = 0, lines = 1, components = 0, pad_every = 0;
         int neighbour_pairs = 1;  ///< four-step column steps: column pairs side by side in a workgroup
         LinePlan line;
@@ -153,9 +162,11 @@ private:
     const ComputeTuning* tuning_ = nullptr;  // fft/tuning.h: this device's constants
     RenderTarget rows_out_, columns_out_;   // H (tangled row transforms), and the row pairs for the inverse
     RenderTarget scratch_;                  // between the steps of the four-step route, where it runs
+    StorageBuffer parts_;                   // folded lines: the channels of the phases before the last (fft_line.comp)
     std::map<int, Texture> twiddles_;       // W_F^k, k < F, per line length
     std::map<int, StorageBuffer> twiddle_buffers_;   // the same tables as storage buffers (GL 4.3)
     bool buffers_ = false;                  // whether storage buffers are available
+    GLint64 max_storage_block_ = 0;         // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
     GpuTimestamps timestamps_;
 };
 

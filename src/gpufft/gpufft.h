@@ -119,6 +119,11 @@ struct FftOptions {
     /// four-step route (two dispatches). 0 (auto): 4096, the longest a workgroup holds in
     /// registers without spilling; set, up to 16384 where shared memory allows.
     int compute_max_line = 0;
+    /// Compute backend: 2 or 4 folds lines longer than that, up to that many times: a workgroup
+    /// takes the line's channels in 2 or 4 phases, each a transform of a half or a quarter of
+    /// the length (one dispatch a line instead of the four-step route's two). 0 or 1 (default):
+    /// never (at 8192^2 on the H100 0.97x the four-step time, at 15x its compile time).
+    int compute_fold = 0;
     /// Compute backend: line plans chosen for tuning, comma-separated: "LENGTH:RxRx...[/THREADS]",
     /// the forward stages' radices (2-10, 12, 14, 15, 16; the first even) of lines of that length
     /// and the threads a line (default: one round a stage); "composite": lines with factors 3, 5
@@ -127,7 +132,7 @@ struct FftOptions {
 
     /// Every field, for ordering (caches keyed by options) and comparison.
     auto fields() const {
-        return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_plan);
+        return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_fold, compute_plan);
     }
     bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
     bool operator==(const FftOptions& o) const { return fields() == o.fields(); }
