@@ -30,16 +30,17 @@
 //
 // Lines longer than a workgroup holds fold (FOLD = 2 or 4): the workgroup takes the line's
 // channels in FOLD phases of 4 / FOLD channels, one after the other, each as a transform of
-// length L = F / FOLD whose vec4 elements hold FOLD interleaved elements of those channels:
-// element j carries the full line's elements FOLD j + m (m < FOLD, components m 4 / FOLD ..),
+// length L = (line length) / FOLD whose vec4 elements hold FOLD interleaved elements of those
+// channels: element j carries the line's elements FOLD j + m (m < FOLD, components m 4 / FOLD ..),
 // so the L-point stages compute the FOLD decimated transforms E_m at once, and a radix-FOLD
 // stage within each thread, fold_stage(), joins them: X(k + q L) = sum_m W_FOLD^(m q)
-// W_F^(m k) E_m(k) (the inverse the same way, W conjugated; the filter's inverse starts from X
-// in registers and runs it backwards, fold_inverse_at()). A texel holds all four channels, so the
-// phases before the last leave theirs in a storage buffer, and the last completes each texel
-// (the same invocation stores the same texels in every phase). Measured on the H100 at 8192^2
-// (src/README.md), not yet faster than the four-step route, so taken only where asked for
-// (FftOptions::compute_fold). Lines longer still take the four-step route (Bailey): a line of F = L1 L2
+// W_(FOLD L)^(m k) E_m(k) (the inverse the same way, W conjugated; the filter's inverse starts
+// from X in registers and runs it backwards, fold_inverse_at()). A texel holds all four
+// channels, so the phases before the last leave theirs in a storage buffer, and the last
+// completes each texel (the same invocation stores the same texels in every phase). On the H100
+// at 8192^2 this took 0.97x the four-step route's time and 15x its compile time (src/README.md),
+// so lines fold only where asked to (FftOptions::compute_fold).
+// Lines longer than a workgroup holds otherwise take the four-step route (Bailey): a line of F = L1 L2
 // elements as L2 sub-lines of length L1 (elements n2 + L2 n1, step A, then the twiddle
 // W_F^(n2 k1)) and L1 sub-lines of length L2 (elements k1 L2 + n2 of what A stored, step B, whose
 // output k2 is the element k1 + L1 k2 of the line's transform). STEP_A and STEP_B are those
@@ -90,8 +91,8 @@ layout(binding = 2) uniform sampler2DRect u_twiddle;  // texel k of row 0: W_F^k
 #if FOLD > 1
 // Folded: the phases before the last leave their channels of each texel in the parts buffer
 // (phase h's in plane h, along the line: rows at y M + x, columns at x N + y); the last reads
-// them back and stores whole texels. Both
-// restrict: the last phase's reads from the buffer may then be issued ahead of its stores.
+// them back and stores whole texels. Both restrict: the last phase's reads from the buffer may
+// then be issued ahead of its stores.
 layout(IMAGE_FORMAT, binding = 0) uniform restrict writeonly image2DRect u_dst;
 #if FOLD == 2
 layout(std430, binding = 1) restrict buffer Parts { vec2 parts[]; };
