@@ -633,8 +633,7 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
         since += bytes_moved(d, s);
         if (twin_follows(i)) continue;
         // What one dispatch wrote, the next reads as a texture; the caller may read it back or
-        // draw from it.
-        // (and the next folded dispatch writes the parts buffer this one read).
+        // draw from it; the next folded dispatch writes the parts buffer this one read.
         glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT |
                         GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT | (s.fold > 1 ? GL_SHADER_STORAGE_BARRIER_BIT : 0));
         if (profile) {
