@@ -89,8 +89,10 @@ constexpr int kMaxThreads = 1024;  // GL's guaranteed minimum of invocations per
 constexpr int kMaxRegisters = 12;
 /// A stage's butterfly work per element against a dispatch's memory traffic (LengthModel; src/README.md).
 constexpr double kButterflyCost = 0.05;
-/// A folded line's each further channel phase against one dispatch's memory traffic (LengthModel).
-constexpr double kFoldCost = 0.25;
+/// A folded line's each further channel phase against one dispatch's memory traffic (LengthModel):
+/// on the H100 at 8192^2 two phases cost 0.97x the four-step route's two dispatches, four phases
+/// 2.5x (src/README.md, "Folded long lines").
+constexpr double kFoldCost = 1.0;
 
 /// fft_line.comp's table of W_n^m = exp(-2 pi i m / n), n = 1 .. 16, entry n (n - 1) / 2 + m, as a
 /// GLSL array constructor: float rounding of the double values (unit_root).
