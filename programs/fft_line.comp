@@ -51,13 +51,14 @@
 // LINES, GROUP_SIZE (THREADS * LINES), COMPONENTS, PAD_EVERY (one element of padding per that many, 0: none),
 // SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), NEIGHBOUR_PAIRS (four-step column
 // steps: column pairs side by side in a workgroup, 1: neighbouring sub-lines only), WIDTH and HEIGHT (M and N),
-// TWIDDLE_BUFFER (1: the storage buffer is bound), UNIT_ROOTS (the constants W_n^m, n <= 16, made
+// TWIDDLE_BUFFER (1: the storage buffer is bound), H_SOURCE and H_TARGET (1: row pairs in
+// neighbouring rows, below), UNIT_ROOTS (the constants W_n^m, n <= 16, made
 // in double on the CPU), the stage calls FORWARD_TRANSFORM /
 // INVERSE_TRANSFORM with their first and last radices, and one of each group:
 //   ROWS (line a < N/2: image rows a and a + N/2 as one complex line, Eq. 7), COLUMNS (line p:
 //        columns p and M - p of the compressed layout, 0 < p < M/2), or COLUMNS with PAIR0
 //        (columns 0 and M/2, two real columns as one complex line)
-//   LOAD_ROW_PAIR      real part from row a, imaginary part from row a + N/2
+//   LOAD_ROW_PAIR      real part from row a, imaginary part from row a + N/2 (2a and 2a + 1: H_SOURCE)
 //   LOAD_UNTANGLED     the column transform's input from the row transforms H (Eq. 8, times u_scale)
 //   LOAD_SPECTRUM      the compressed layout of Eq. 10 (pair 0: Eq. 9, tangled again by Eq. 7)
 //   LOAD_COLUMN_PAIR   real part from column p, imaginary part from column M - p (pair 0: 0, M/2)
@@ -660,6 +661,33 @@ void real_column(sampler2DRect tex, int x, int v, out vec4 re, out vec4 im) {
     im = high ? a : low ? -b : vec4(0.0);
 }
 
+// ---- Rows of the textures between dispatches.
+
+// The tangled row pair a (real part, imaginary part) of the image or the output: rows a and
+// a + N/2. In the textures between dispatches (the row transforms H, what a column pass leaves
+// for the inverse rows, the four-step scratch: H_SOURCE, H_TARGET), where the rows take the
+// four-step route, the pair lies in rows 2a and 2a + 1 instead: NVIDIA's tiling puts texel x of
+// two neighbouring rows in one 32-byte sector, and a row step's warp covers one row, so its
+// stores then fill whole sectors, not halves (src/README.md, "What bounds a line dispatch").
+int image_re_row(int a) { return a; }
+int image_im_row(int a) { return a + N / 2; }
+int h_re_row(int a) { return 2 * a; }
+int h_im_row(int a) { return 2 * a + 1; }
+#if H_SOURCE
+int src_re_row(int a) { return h_re_row(a); }
+int src_im_row(int a) { return h_im_row(a); }
+#else
+int src_re_row(int a) { return image_re_row(a); }
+int src_im_row(int a) { return image_im_row(a); }
+#endif
+#if H_TARGET
+int dst_re_row(int a) { return h_re_row(a); }
+int dst_im_row(int a) { return h_im_row(a); }
+#else
+int dst_re_row(int a) { return image_re_row(a); }
+int dst_im_row(int a) { return image_im_row(a); }
+#endif
+
 // ---- Loads.
 
 void load(int first) {
@@ -670,8 +698,8 @@ void load(int first) {
         vec4 re = vec4(0.0), im = vec4(0.0);
         for (int m = 0; m < F; ++m) {
             int u = in_position(input_at(e, first), m);
-            re = place(re, m, fetch(u_src, u, a));
-            im = place(im, m, fetch(u_src, u, a + N / 2));
+            re = place(re, m, fetch(u_src, u, src_re_row(a)));
+            im = place(im, m, fetch(u_src, u, src_im_row(a)));
         }
         xr[e] = re;
         xi[e] = im;
@@ -688,15 +716,15 @@ void load(int first) {
         for (int m = 0; m < F; ++m) {
             int y = in_position(input_at(e, first), m);   // < N/2
 #if defined(PAIR0)
-            vec4 h0r = fetch(u_src, 0, y), h0i = fetch(u_src, 0, y + N / 2);           // H(0)
-            vec4 hmr = fetch(u_src, M / 2, y), hmi = fetch(u_src, M / 2, y + N / 2);   // H(M/2)
+            vec4 h0r = fetch(u_src, 0, src_re_row(y)), h0i = fetch(u_src, 0, src_im_row(y));           // H(0)
+            vec4 hmr = fetch(u_src, M / 2, src_re_row(y)), hmi = fetch(u_src, M / 2, src_im_row(y));   // H(M/2)
             lo_r = place(lo_r, m, u_scale * h0r);
             lo_i = place(lo_i, m, u_scale * hmr);
             hi_r = place(hi_r, m, u_scale * h0i);
             hi_i = place(hi_i, m, u_scale * hmi);
 #else
-            vec4 hr = fetch(u_src, M - a, y), hi = fetch(u_src, M - a, y + N / 2);   // H(M - p)
-            vec4 gr = fetch(u_src, a, y), gi = fetch(u_src, a, y + N / 2);           // H(p)
+            vec4 hr = fetch(u_src, M - a, src_re_row(y)), hi = fetch(u_src, M - a, src_im_row(y));   // H(M - p)
+            vec4 gr = fetch(u_src, a, src_re_row(y)), gi = fetch(u_src, a, src_im_row(y));           // H(p)
             lo_r = place(lo_r, m, 0.5 * u_scale * (hr + gr));
             lo_i = place(lo_i, m, 0.5 * u_scale * (hi - gi));
             hi_r = place(hi_r, m, 0.5 * u_scale * (hi + gi));
@@ -799,15 +827,15 @@ void multiply(int r_mid) {
 // c(y) = a and c(y + N/2) = b of column pair `p` (slot q of each) as tangled row pairs.
 void store_row_pairs(int p, int y, vec4 ar, vec4 ai, vec4 br, vec4 bi, int q) {
 #if defined(PAIR0)   // F(M/2) = Im c, F(0) = Re c
-    store(M / 2, y, ai, q);
-    store(M / 2, y + N / 2, bi, q);
-    store(0, y, ar, q);
-    store(0, y + N / 2, br, q);
+    store(M / 2, dst_re_row(y), ai, q);
+    store(M / 2, dst_im_row(y), bi, q);
+    store(0, dst_re_row(y), ar, q);
+    store(0, dst_im_row(y), br, q);
 #else                // F(M - p) = c, F(p) = conj c
-    store(M - p, y, ar - bi, q);
-    store(M - p, y + N / 2, ai + br, q);
-    store(p, y, ar + bi, q);
-    store(p, y + N / 2, br - ai, q);
+    store(M - p, dst_re_row(y), ar - bi, q);
+    store(M - p, dst_im_row(y), ai + br, q);
+    store(p, dst_re_row(y), ar + bi, q);
+    store(p, dst_im_row(y), br - ai, q);
 #endif
 }
 #endif
@@ -819,8 +847,8 @@ void store_result(int last) {
         if (!holds(e, last)) continue;
         for (int q = 0; q < F; ++q) {
             int u = out_position(output_at(e, last), q);
-            store(u, a, xr[e], q);
-            store(u, a + N / 2, xi[e], q);
+            store(u, dst_re_row(a), xr[e], q);
+            store(u, dst_im_row(a), xi[e], q);
         }
     }
 #elif defined(STORE_SPECTRUM) && defined(PAIR0)

@@ -49,6 +49,7 @@ inline gpufft::Fft2D* fft(Size s, const gpufft::FftOptions& o = {}) {
 /// into folded lines.
 using Chain = gpufft::Implementation;
 inline std::vector<Chain> chains() {
+    context();  // which chains there are depends on the GL: a test run alone has none before this
     std::vector<Chain> all = gpufft::gl_implementations();
     gpufft::FftOptions four_step;
     four_step.backend = gpufft::Backend::Compute;

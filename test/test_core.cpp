@@ -310,6 +310,39 @@ TEST(four_step_columns_take_both_lane_layouts) {
     }
 }
 
+// Where the rows take the four-step route, the textures between dispatches hold a row pair in
+// neighbouring rows instead of rows a and a + N/2 (fft_line.comp's H_SOURCE and H_TARGET): every
+// row dispatch reads or writes one of them, and so do the column dispatches that read the row
+// transforms or leave row pairs. The numerical tests above cover both layouts only if the chains
+// take both: the four-step chain splits the rows of 64 x 40 and keeps those of 8 x 64 whole, the
+// compute chain keeps both whole.
+TEST(row_pairs_between_dispatches_neighbour_where_rows_split) {
+    int neighbouring = 0, apart = 0;
+    for (const test::Chain& chain : test::chains()) {
+        if (chain.options.backend != Backend::Compute) continue;
+        for (Size size : {Size{64, 40}, Size{8, 64}}) {
+            auto* fft = dynamic_cast<ComputeFft*>(test::fft(size, chain.options));
+            EXPECT(fft != nullptr, chain.name, ": not the compute backend");
+            if (!fft) continue;
+            const std::vector<std::string> all = fft->describe_dispatches();
+            bool split = false;
+            for (const std::string& d : all) split = split || d.rfind("rows forward A:", 0) == 0;
+            int columns = 0;  // column dispatches with neighbouring rows
+            for (const std::string& d : all) {
+                const bool marked = d.find("row pairs in neighbouring rows") != std::string::npos, row = d.rfind("rows", 0) == 0;
+                EXPECT(split ? marked || !row : !marked, chain.name, " at ", size.m, "x", size.n, ": ", d);
+                columns += marked && !row;
+            }
+            // The column pass's first step reads H and its last leaves row pairs, each as pair 0
+            // and the other pairs.
+            EXPECT(!split || columns >= 4, chain.name, " at ", size.m, "x", size.n, ": ", columns, " column dispatches with neighbouring rows");
+            (split ? neighbouring : apart) += 1;
+        }
+    }
+    EXPECT(!ComputeFft::supported() || (neighbouring >= 1 && apart >= 2), neighbouring, " filters with neighbouring rows, ", apart,
+           " with rows apart");
+}
+
 // Folded lines (FftOptions::compute_fold) run one dispatch a line pass: the numerical tests above
 // check them only if the fold chains' dispatches at their sizes are folded (28 x 24: both axes in
 // two phases; 64 x 16: rows of 64 in four), and lines that do not fold take the four-step route.

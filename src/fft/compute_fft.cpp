@@ -499,6 +499,22 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     return s;
 }
 
+bool ComputeFft::between_dispatches(const Texture* t) const {
+    // Only where the rows take the four-step route: its row steps' warps each cover one row (their
+    // lanes neighbouring sub-lines, along x). Whole rows of up to 2048 already write two rows a
+    // warp (lines a and a + 1 in neighbouring lanes), and the columns read a row pair's rows
+    // faster where they lie N/2 apart: H100, 2026-11-24, every texture between dispatches so laid
+    // out: 8192^2 12.53 -> 11.31 ms, but 4096^2 1.203 -> 1.236, 3840x2160 0.711 -> 0.756,
+    // 2048x1024 0.134 -> 0.155 (src/README.md, "What bounds a line dispatch").
+    return split(width_).size() > 1 && (t == &rows_out_.texture() || t == &columns_out_.texture() || t == &scratch_.texture());
+}
+
+bool ComputeFft::neighbouring_rows(const Dispatch& d) const {
+    const bool reads = (d.load == Load::RowPair || d.load == Load::Untangled) && between_dispatches(d.source);
+    const bool writes = (d.store == Store::RowPair || d.store == Store::RowPairs) && between_dispatches(d.target);
+    return reads || writes;
+}
+
 ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     const Shape s = shape(d);
     const std::vector<int>& forward = s.line.forward;
@@ -524,6 +540,8 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "HEIGHT " + std::to_string(height_),
         "TWIDDLE_BUFFER " + std::to_string(buffers_ ? 1 : 0),
         "SHARED_TWIDDLES " + std::to_string(s.shared_twiddles ? 1 : 0),
+        "H_SOURCE " + std::to_string(between_dispatches(d.source) ? 1 : 0),
+        "H_TARGET " + std::to_string(between_dispatches(d.target) ? 1 : 0),
         "FORWARD_TRANSFORM " + stage_calls(forward, s.length, "-1.0", s.forward_buffer),
         "FORWARD_FIRST " + std::to_string(forward.front()),
         "FORWARD_LAST " + std::to_string(forward.back()),
@@ -601,7 +619,8 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
                          : s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer"
                                                                 : "") +
                         (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + " column pairs side by side" : "") +
-                        (s.fold > 1 ? ", folded: " + std::to_string(s.fold) + " channel phases" : ""));
+                        (s.fold > 1 ? ", folded: " + std::to_string(s.fold) + " channel phases" : "") +
+                        (neighbouring_rows(d) ? ", row pairs in neighbouring rows" : ""));
     }
     return lines;
 }

@@ -151,6 +151,11 @@ private:
     std::vector<Dispatch> dispatches(const std::vector<Pass>& passes) const;
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
+    /// Whether `t` is one of the textures between dispatches, whose row pairs lie in neighbouring
+    /// rows (fft_line.comp's H_SOURCE and H_TARGET).
+    bool between_dispatches(const Texture* t) const;
+    /// Whether `d` reads or writes row pairs of those textures (so in neighbouring rows).
+    bool neighbouring_rows(const Dispatch& d) const;
     /// The global-memory bytes a dispatch reads and writes (Profile::pass_bytes).
     static double bytes_moved(const Dispatch& d, const Shape& s);
     void run(const std::vector<Pass>& passes, const Texture* kernel, Profile* profile);
