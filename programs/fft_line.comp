@@ -669,24 +669,9 @@ void real_column(sampler2DRect tex, int x, int v, out vec4 re, out vec4 im) {
 // four-step route, the pair lies in rows 2a and 2a + 1 instead: NVIDIA's tiling puts texel x of
 // two neighbouring rows in one 32-byte sector, and a row step's warp covers one row, so its
 // stores then fill whole sectors, not halves (src/README.md, "What bounds a line dispatch").
-int image_re_row(int a) { return a; }
-int image_im_row(int a) { return a + N / 2; }
-int h_re_row(int a) { return 2 * a; }
-int h_im_row(int a) { return 2 * a + 1; }
-#if H_SOURCE
-int src_re_row(int a) { return h_re_row(a); }
-int src_im_row(int a) { return h_im_row(a); }
-#else
-int src_re_row(int a) { return image_re_row(a); }
-int src_im_row(int a) { return image_im_row(a); }
-#endif
-#if H_TARGET
-int dst_re_row(int a) { return h_re_row(a); }
-int dst_im_row(int a) { return h_im_row(a); }
-#else
-int dst_re_row(int a) { return image_re_row(a); }
-int dst_im_row(int a) { return image_im_row(a); }
-#endif
+int re_row(int a, bool neighbouring) { return neighbouring ? 2 * a : a; }
+int im_row(int a, bool neighbouring) { return neighbouring ? 2 * a + 1 : a + N / 2; }
+const bool SOURCE_NEIGHBOURING = H_SOURCE != 0, TARGET_NEIGHBOURING = H_TARGET != 0;
 
 // ---- Loads.
 
@@ -698,8 +683,8 @@ void load(int first) {
         vec4 re = vec4(0.0), im = vec4(0.0);
         for (int m = 0; m < F; ++m) {
             int u = in_position(input_at(e, first), m);
-            re = place(re, m, fetch(u_src, u, src_re_row(a)));
-            im = place(im, m, fetch(u_src, u, src_im_row(a)));
+            re = place(re, m, fetch(u_src, u, re_row(a, SOURCE_NEIGHBOURING)));
+            im = place(im, m, fetch(u_src, u, im_row(a, SOURCE_NEIGHBOURING)));
         }
         xr[e] = re;
         xi[e] = im;
@@ -715,16 +700,17 @@ void load(int first) {
         vec4 lo_r = vec4(0.0), lo_i = vec4(0.0), hi_r = vec4(0.0), hi_i = vec4(0.0);   // elements y and y + N/2
         for (int m = 0; m < F; ++m) {
             int y = in_position(input_at(e, first), m);   // < N/2
+            int yr = re_row(y, SOURCE_NEIGHBOURING), yi = im_row(y, SOURCE_NEIGHBOURING);
 #if defined(PAIR0)
-            vec4 h0r = fetch(u_src, 0, src_re_row(y)), h0i = fetch(u_src, 0, src_im_row(y));           // H(0)
-            vec4 hmr = fetch(u_src, M / 2, src_re_row(y)), hmi = fetch(u_src, M / 2, src_im_row(y));   // H(M/2)
+            vec4 h0r = fetch(u_src, 0, yr), h0i = fetch(u_src, 0, yi);           // H(0)
+            vec4 hmr = fetch(u_src, M / 2, yr), hmi = fetch(u_src, M / 2, yi);   // H(M/2)
             lo_r = place(lo_r, m, u_scale * h0r);
             lo_i = place(lo_i, m, u_scale * hmr);
             hi_r = place(hi_r, m, u_scale * h0i);
             hi_i = place(hi_i, m, u_scale * hmi);
 #else
-            vec4 hr = fetch(u_src, M - a, src_re_row(y)), hi = fetch(u_src, M - a, src_im_row(y));   // H(M - p)
-            vec4 gr = fetch(u_src, a, src_re_row(y)), gi = fetch(u_src, a, src_im_row(y));           // H(p)
+            vec4 hr = fetch(u_src, M - a, yr), hi = fetch(u_src, M - a, yi);   // H(M - p)
+            vec4 gr = fetch(u_src, a, yr), gi = fetch(u_src, a, yi);           // H(p)
             lo_r = place(lo_r, m, 0.5 * u_scale * (hr + gr));
             lo_i = place(lo_i, m, 0.5 * u_scale * (hi - gi));
             hi_r = place(hi_r, m, 0.5 * u_scale * (hi + gi));
@@ -826,16 +812,17 @@ void multiply(int r_mid) {
 #if defined(STORE_ROW_PAIRS)
 // c(y) = a and c(y + N/2) = b of column pair `p` (slot q of each) as tangled row pairs.
 void store_row_pairs(int p, int y, vec4 ar, vec4 ai, vec4 br, vec4 bi, int q) {
+    int yr = re_row(y, TARGET_NEIGHBOURING), yi = im_row(y, TARGET_NEIGHBOURING);
 #if defined(PAIR0)   // F(M/2) = Im c, F(0) = Re c
-    store(M / 2, dst_re_row(y), ai, q);
-    store(M / 2, dst_im_row(y), bi, q);
-    store(0, dst_re_row(y), ar, q);
-    store(0, dst_im_row(y), br, q);
+    store(M / 2, yr, ai, q);
+    store(M / 2, yi, bi, q);
+    store(0, yr, ar, q);
+    store(0, yi, br, q);
 #else                // F(M - p) = c, F(p) = conj c
-    store(M - p, dst_re_row(y), ar - bi, q);
-    store(M - p, dst_im_row(y), ai + br, q);
-    store(p, dst_re_row(y), ar + bi, q);
-    store(p, dst_im_row(y), br - ai, q);
+    store(M - p, yr, ar - bi, q);
+    store(M - p, yi, ai + br, q);
+    store(p, yr, ar + bi, q);
+    store(p, yi, br - ai, q);
 #endif
 }
 #endif
@@ -847,8 +834,8 @@ void store_result(int last) {
         if (!holds(e, last)) continue;
         for (int q = 0; q < F; ++q) {
             int u = out_position(output_at(e, last), q);
-            store(u, dst_re_row(a), xr[e], q);
-            store(u, dst_im_row(a), xi[e], q);
+            store(u, re_row(a, TARGET_NEIGHBOURING), xr[e], q);
+            store(u, im_row(a, TARGET_NEIGHBOURING), xi[e], q);
         }
     }
 #elif defined(STORE_SPECTRUM) && defined(PAIR0)
