@@ -627,7 +627,7 @@ TEST(hand_chosen_line_plans_match_fftw) {
 }
 
 // The device rows' measured line plans (ComputeTuning::line_plans): the GPU row's 1000 as 8 5 5 5
-// with 200 threads and 1920 as 6 4 4 4 5 with 480, each row's text a valid plan; --compute-plan overrides them per length, and a
+// with 200 threads, 1920 as 6 4 4 4 5 with 480 and 1152 as 4 4 4 6 3 with 384, each row's text a valid plan; --compute-plan overrides them per length, and a
 // --compute-radix (a tuning run of the planner's radix) sets them aside; the cost model follows.
 TEST(device_rows_measured_plans_yield_to_the_options) {
     for (bool software : {false, true}) {
@@ -646,6 +646,9 @@ TEST(device_rows_measured_plans_yield_to_the_options) {
            "the GPU row's plan of 1000 is not 8x5x5x5 with 200 threads");
     EXPECT(c.lines.count(1920) && c.lines.at(1920).forward == (std::vector<int>{6, 4, 4, 4, 5}) && c.lines.at(1920).threads == 480,
            "the GPU row's plan of 1920 is not 6x4x4x4x5 with 480 threads");
+    EXPECT(c.lines.count(1152) && c.lines.at(1152).forward == (std::vector<int>{4, 4, 4, 6, 3}) && c.lines.at(1152).threads == 384 &&
+               c.lines.at(1152).registers == 6,
+           "the GPU row's plan of 1152 is not 4x4x4x6x3 with 384 threads of 6 registers");
     EXPECT(ComputeFft::chosen_plans(o, compute_tuning(true)).lines.empty(), "the software row has measured plans");
     o.compute_plan = "1000:10x10x10,1920:8x8x6x5";
     c = ComputeFft::chosen_plans(o, gpu);

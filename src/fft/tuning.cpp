@@ -12,16 +12,19 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // Measured on NVIDIA's H200 and H100 (src/README.md); the default for other GPUs too.
         // 1000 as 8 5 5 5 (200 threads) against the planner's 4 2 5 5 5: 0.0936-0.0943 against
         // 0.1002-0.1006 ms at 1000^2 in three races (H100, 2026-11-24). 1080 as 6 6 6 5 (216
-        // threads; four lines a workgroup in the columns, mixed_column_lines) and 1152 as 6 6 8 4
-        // (288, two lines): 1920x1080 0.1837 against 0.1928-0.1934 ms, 2000x1152 0.2018 against
-        // 0.2098-0.2100 (H100, 2026-11-24, the builds alternating, two rounds). The 1080 columns
-        // then hold four lines an SM instead of two, at 72 registers without spilling. 1920 as
+        // threads; then four lines a workgroup in the columns, mixed_column_lines, since one) and
+        // 1152 as 6 6 8 4 (288, two lines): 1920x1080 0.1837 against 0.1928-0.1934 ms, 2000x1152
+        // 0.2018 against 0.2098-0.2100 (H100, 2026-11-24, the builds alternating, two rounds). 1920 as
         // 6 4 4 4 5 (480 threads) against the planner's 4 4 4 2 5 3: 0.949x and 0.951x in two
         // races, 1920x1080 0.1751-0.1756 against 0.1836-0.1848 ms with the builds alternating.
-        // Shared-memory twiddles above 512 threads a workgroup (the 1080 and 1152 column filters):
+        // Shared-memory twiddles above 512 threads a workgroup (then the 1080 and 1152 column filters):
         // 2000x1152 0.1979 against 0.2034-0.2037 ms, 1920x1080 0.1739 against 0.1757-0.1762; on
         // every mixed line, 1000^2 (400-thread columns) ran 1.06x slower.
-        "GPU", 4, 8, 1024, 4, 4, 2, 4, 16, 2, 1024, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:6x6x8x4,1920:6x4x4x4x5", 512};
+        // 1152 as 4 4 4 6 3 (384 threads), and whole columns up to 1152 one line a workgroup with
+        // four components a round, as the 1024-point ones: 2000x1152 0.1898-0.1903 against
+        // 0.1951-0.1961 ms (6 6 8 4, two lines), the builds alternating, three rounds; 1920x1080
+        // (its 1080 columns one line of 216 instead of four) the same (H100, 2026-11-24).
+        "GPU", 4, 8, 1024, 4, 4, 2, 4, 16, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:4x4x4x6x3,1920:6x4x4x4x5", 512};
     return software_rasterizer ? software : gpu;
 }
 
