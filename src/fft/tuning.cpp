@@ -12,7 +12,7 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // Measured on NVIDIA's H200 and H100 (src/README.md); the default for other GPUs too.
         // 1000 as 8 5 5 5 (200 threads) against the planner's 4 2 5 5 5: 0.0936-0.0943 against
         // 0.1002-0.1006 ms at 1000^2 in three races (H100, 2026-11-24). 1080 as 6 6 6 5 (216
-        // threads; then four lines a workgroup in the columns, mixed_column_lines, since one) and
+        // threads; its columns four lines a workgroup then, one since the rule below) and
         // 1152 as 6 6 8 4 (288, two lines): 1920x1080 0.1837 against 0.1928-0.1934 ms, 2000x1152
         // 0.2018 against 0.2098-0.2100 (H100, 2026-11-24, the builds alternating, two rounds). 1920 as
         // 6 4 4 4 5 (480 threads) against the planner's 4 4 4 2 5 3: 0.949x and 0.951x in two

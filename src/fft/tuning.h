@@ -13,7 +13,7 @@ struct ComputeTuning {
     int radix_mixed = 4;              ///< largest radix of power-of-two stages in lines with factors 3, 5, 7
     int row_lines = 4;                ///< lines per workgroup: rows (a warp covers a 2D texture patch)
     int column_lines = 2;             ///< columns
-    int mixed_column_lines = 2;       ///< columns of lengths with factors 3, 5 or 7, where their registers fit (compute_fft.cpp)
+    int mixed_column_lines = 2;       ///< whole columns longer than `short_column_length` with factors 3, 5 or 7, where their registers fit (compute_fft.cpp)
     int column_step_lines = 16;       ///< the four-step column steps (neighbouring sub-lines: a warp's rows adjacent)
     int column_step_b_pairs = 2;      ///< step B: that many neighbouring column pairs side by side, lines / pairs sub-lines each
     int short_column_length = 1024;   ///< whole column lines up to this length run one per workgroup,
