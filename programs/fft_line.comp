@@ -26,7 +26,8 @@
 // texture layout serves fastest (measured on the H200: a row-by-row pattern ran 3-4x slower). In
 // the four-step steps the G lines are neighbouring sub-lines (16 for columns: adjacent rows of a
 // column), or, with NEIGHBOUR_PAIRS C, C neighbouring column pairs of G / C sub-lines each
-// (measured on the H100 at 8192^2: step B 1.7x faster so, step A slower; src/README.md).
+// (measured on the H100 at 8192^2: step B 1.7x faster so, step A slower; a filter's two-point
+// FILTER_TAIL with 4 pairs 2.3x faster; src/README.md).
 //
 // Lines longer than a workgroup holds fold (FOLD = 2 or 4): the workgroup takes the line's
 // channels in FOLD phases of 4 / FOLD channels, one after the other, each as a transform of
@@ -44,7 +45,10 @@
 // elements as L2 sub-lines of length L1 (elements n2 + L2 n1, step A, then the twiddle
 // W_F^(n2 k1)) and L1 sub-lines of length L2 (elements k1 L2 + n2 of what A stored, step B, whose
 // output k2 is the element k1 + L1 k2 of the line's transform). STEP_A and STEP_B are those
-// dispatches; neither defined: the whole line at once (SUBLINES = 1).
+// dispatches; neither defined: the whole line at once (SUBLINES = 1). A long filter takes three:
+// step A forward; step B forward, the multiply, the inverse of the same sub-lines (the route run
+// backwards: x(n2 + L2 n1) = sum_k1 W_L1^(-n1 k1) W_F^(-n2 k1) sum_k2 W_L2^(-n2 k2) X(k1 + L1 k2)),
+// their twiddle, stored where they were read; step A inverse (FILTER_TAIL).
 //
 // Defines, from compute_fft.cpp: LENGTH (this dispatch's transform length), FOLD (channel phases: 1,
 // 2 or 4), REGISTERS (R), THREADS,
@@ -63,7 +67,10 @@
 //   LOAD_SPECTRUM      the compressed layout of Eq. 10 (pair 0: Eq. 9, tangled again by Eq. 7)
 //   LOAD_COLUMN_PAIR   real part from column p, imaginary part from column M - p (pair 0: 0, M/2)
 //   FORWARD, INVERSE, or FILTER (forward, the multiply by u_kernel (Eq. 10) times u_gain, inverse)
-//   MULTIPLY_LAST      FORWARD that ends with FILTER's multiply (step B of a long filter)
+//   FILTER in STEP_B   a long filter's middle step: step B's sub-lines forward, the multiply, the
+//                      same sub-lines inverse and the twiddle conjugated, stored where they were read
+//   FILTER_TAIL        INVERSE in STEP_A after that: the twiddle already applied, the outputs the
+//                      line's natural order
 //   STORE_ROW_PAIR     as LOAD_ROW_PAIR
 //   STORE_SPECTRUM     Eq. 10 times u_gain (pair 0: untangled again, Eq. 9)
 //   STORE_COLUMN_PAIR  as LOAD_COLUMN_PAIR
@@ -122,15 +129,16 @@ int thread() { return int(gl_LocalInvocationIndex / uint(G)); }
 int group_line() { return int(gl_LocalInvocationIndex % uint(G)); }
 int workgroup() { return int(gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x); }
 
-#if defined(PAIR0) && defined(STEP_B) && (defined(STORE_SPECTRUM) || defined(MULTIPLY_LAST))
+#if defined(PAIR0) && defined(STEP_B) && (defined(STORE_SPECTRUM) || defined(FILTER)) && SUBLINES > 2
 // Pair 0's untangle needs G(N - v) with G(v): sub-lines k1 and L1 - k1 share a workgroup (G = 2).
+// (Two sub-lines are each their own mirror.)
 int line_id() { return 0; }
 int sub() { int w = workgroup(); return group_line() == 0 ? w : remainder(SUBLINES - w, SUBLINES); }
 bool line_active() { return 2 * workgroup() <= SUBLINES; }
 int line_index() { return 0; }
 #elif NEIGHBOUR_PAIRS > 1
-// Four-step column steps: a workgroup holds C neighbouring column pairs times G / C neighbouring
-// sub-lines, lane g on pair g % C and sub-line g / C of its block.
+// Four-step column steps (step B, FILTER_TAIL): a workgroup holds C neighbouring column pairs
+// times G / C neighbouring sub-lines, lane g on pair g % C and sub-line g / C of its block.
 const int C = NEIGHBOUR_PAIRS;
 const int AXIS_LINES = LINE_COUNT / SUBLINES;
 const int AXIS_BLOCKS = (AXIS_LINES + C - 1) / C;
@@ -180,6 +188,8 @@ int in_position(int n, int m) {
 int out_position(int k, int q) {
 #if FOLD > 1 && defined(FILTER)
     return interleaved_position(k, q);
+#elif defined(STEP_B) && defined(FILTER)
+    return in_position(k, q);   // the inverse's sub-line back where the forward's came from
 #else
     return spectrum_position(k, q);
 #endif
@@ -602,15 +612,18 @@ void fold_inverse_at(int e, int k) {
 
 // ---- Pair 0: two real columns as one complex line G(v) = F(0, v) + i F(M/2, v).
 
-#if defined(PAIR0) && (defined(STORE_SPECTRUM) || defined(MULTIPLY_LAST) || defined(FILTER))
+#if defined(PAIR0) && (defined(STORE_SPECTRUM) || defined(FILTER))
 // G(N - v) for each of this thread's outputs G(v): the whole line passes through shared memory
 // once. In step B, v = k1 + L1 k2 and N - v lies in sub-line L1 - k1 (the other line of the
 // workgroup) at k2' = L2 - 1 - k2, or in sub-line 0 at (L2 - k2) mod L2. Folded, v = k + q L and
 // N - v = (L - k) + (F - 1 - q) L, or for k = 0 slot (F - q) mod F of position 0.
 void mirror_of(out vec4 mr[R], out vec4 mi[R], int r_last) {
     int g = group_line();
-#if defined(STEP_B)
+#if defined(STEP_B) && SUBLINES > 2
     int partner = 1 - g;
+    bool zero = sub() == 0;
+#elif defined(STEP_B)
+    int partner = g;   // L1 = 2: k1 = 0 mirrors itself at (L2 - k2) mod L2, k1 = 1 at L2 - 1 - k2
     bool zero = sub() == 0;
 #else
     int partner = g;
@@ -675,93 +688,135 @@ const bool SOURCE_NEIGHBOURING = H_SOURCE != 0, TARGET_NEIGHBOURING = H_TARGET !
 
 // ---- Loads.
 
-void load(int first) {
-    int a = axis_line();
+const int FULL = L * SUBLINES * FOLD;   // the whole line's length
+
+#if !defined(LOAD_UNTANGLED)
+// Element v of line a, as LOAD_ says.
+void line_element(int a, int v, out vec4 re, out vec4 im) {
 #if defined(LOAD_ROW_PAIR)
+    // Real part from row a, imaginary part from row a + N/2 (2a and 2a + 1: H_SOURCE).
+    re = fetch(u_src, v, re_row(a, SOURCE_NEIGHBOURING));
+    im = fetch(u_src, v, im_row(a, SOURCE_NEIGHBOURING));
+#elif defined(LOAD_SPECTRUM) && defined(PAIR0)
+    // F(0, v) + i F(M/2, v) (Eq. 7).
+    vec4 ar, ai, br, bi;
+    real_column(u_src, 0, v, ar, ai);
+    real_column(u_src, M / 2, v, br, bi);
+    re = ar - bi;
+    im = ai + br;
+#elif defined(LOAD_SPECTRUM) || defined(LOAD_COLUMN_PAIR)
+    // F(M - p, v) = A[p][v] + i A[M-p][v]; pair 0: columns 0 and M/2.
+#if defined(PAIR0)
+    re = fetch(u_src, 0, v);
+    im = fetch(u_src, M / 2, v);
+#else
+    re = fetch(u_src, a, v);
+    im = fetch(u_src, M - a, v);
+#endif
+#else
+#error "fft_line.comp: no LOAD_ variant"
+#endif
+}
+#endif
+
+// The line's elements y and y + FULL/2 (y < FULL/2: the inputs of one radix-2 butterfly of the
+// whole line).
+void line_pair(int a, int y, out vec4 lo_r, out vec4 lo_i, out vec4 hi_r, out vec4 hi_i) {
+#if defined(LOAD_UNTANGLED)
+    // Element y of column pair p: F_y(M - p) for p > 0, F_y(0) + i F_y(M/2) for pair 0, from the
+    // row transforms H_r (tangled: real part in row r, imaginary part in row r + N/2) by Eq. 8,
+    // times 1/M: elements y and y + N/2 read the same four texels.
+    int yr = re_row(y, SOURCE_NEIGHBOURING), yi = im_row(y, SOURCE_NEIGHBOURING);
+#if defined(PAIR0)
+    lo_r = u_scale * fetch(u_src, 0, yr);        // H(0)
+    hi_r = u_scale * fetch(u_src, 0, yi);
+    lo_i = u_scale * fetch(u_src, M / 2, yr);    // H(M/2)
+    hi_i = u_scale * fetch(u_src, M / 2, yi);
+#else
+    vec4 hr = fetch(u_src, M - a, yr), hi = fetch(u_src, M - a, yi);   // H(M - p)
+    vec4 gr = fetch(u_src, a, yr), gi = fetch(u_src, a, yi);           // H(p)
+    lo_r = 0.5 * u_scale * (hr + gr);
+    lo_i = 0.5 * u_scale * (hi - gi);
+    hi_r = 0.5 * u_scale * (hi + gi);
+    hi_i = 0.5 * u_scale * (gr - hr);
+#endif
+#else
+    line_element(a, y, lo_r, lo_i);
+    line_element(a, y + FULL / 2, hi_r, hi_i);
+#endif
+}
+
+#if defined(FORWARD) || defined(FILTER)
+const float LOAD_DIR = -1.0;
+#else
+const float LOAD_DIR = 1.0;
+#endif
+
+#if defined(FUSED_A)
+// Step B with step A done in its loads (SUBLINES = L1 = 2, so that step A is one radix-2
+// butterfly of the whole line): sub-line k1's element n2 is (x(n2) + (-1)^k1 x(n2 + L2)) times
+// W_F^(n2 k1). The two workgroups of a line read the same texels, the second from the L2 cache;
+// one dispatch and no intermediate texture instead of two.
+void load(int first) {
+    int a = axis_line(), k1 = sub();
+    float sign = k1 == 0 ? 1.0 : -1.0;
     for (int e = 0; e < R; ++e) {
         if (!holds(e, first)) continue;
-        vec4 re = vec4(0.0), im = vec4(0.0);
-        for (int m = 0; m < F; ++m) {
-            int u = in_position(input_at(e, first), m);
-            re = place(re, m, fetch(u_src, u, re_row(a, SOURCE_NEIGHBOURING)));
-            im = place(im, m, fetch(u_src, u, im_row(a, SOURCE_NEIGHBOURING)));
-        }
+        int n2 = input_at(e, first);
+        vec4 lo_r, lo_i, hi_r, hi_i;
+        line_pair(a, n2, lo_r, lo_i, hi_r, hi_i);
+        vec4 re = lo_r + sign * hi_r, im = lo_i + sign * hi_i;
+        vec2 w = twiddle(n2 * k1, false);   // W_F^(n2 k1)
+        rotate(re, im, vec2(w.x, -LOAD_DIR * w.y));
         xr[e] = re;
         xi[e] = im;
     }
+}
 #elif defined(LOAD_UNTANGLED)
-    // Element y of column pair p: F_y(M - p) for p > 0, F_y(0) + i F_y(M/2) for pair 0, from the
-    // row transforms H_r (tangled: real part in row r, imaginary part in row r + N/2) by Eq. 8,
-    // times 1/M. Elements y and y + N/2 (e and e + first/2: inputs of one butterfly) read the
-    // same four texels.
+void load(int first) {
+    int a = axis_line();
+    // Elements e and e + first/2 (inputs of one butterfly of the first stage, positions y and
+    // y + N/2 of the column: whole, or step A's sub-line; folded, slot m of element j is the
+    // line's element F j + m) from the same texels.
     for (int e = 0; e < R; ++e) {
         if (!holds(e, first)) continue;
         if (e % first >= first / 2) continue;
-        vec4 lo_r = vec4(0.0), lo_i = vec4(0.0), hi_r = vec4(0.0), hi_i = vec4(0.0);   // elements y and y + N/2
+        vec4 lo_r = vec4(0.0), lo_i = vec4(0.0), hi_r = vec4(0.0), hi_i = vec4(0.0);
         for (int m = 0; m < F; ++m) {
-            int y = in_position(input_at(e, first), m);   // < N/2
-            int yr = re_row(y, SOURCE_NEIGHBOURING), yi = im_row(y, SOURCE_NEIGHBOURING);
-#if defined(PAIR0)
-            vec4 h0r = fetch(u_src, 0, yr), h0i = fetch(u_src, 0, yi);           // H(0)
-            vec4 hmr = fetch(u_src, M / 2, yr), hmi = fetch(u_src, M / 2, yi);   // H(M/2)
-            lo_r = place(lo_r, m, u_scale * h0r);
-            lo_i = place(lo_i, m, u_scale * hmr);
-            hi_r = place(hi_r, m, u_scale * h0i);
-            hi_i = place(hi_i, m, u_scale * hmi);
-#else
-            vec4 hr = fetch(u_src, M - a, yr), hi = fetch(u_src, M - a, yi);   // H(M - p)
-            vec4 gr = fetch(u_src, a, yr), gi = fetch(u_src, a, yi);           // H(p)
-            lo_r = place(lo_r, m, 0.5 * u_scale * (hr + gr));
-            lo_i = place(lo_i, m, 0.5 * u_scale * (hi - gi));
-            hi_r = place(hi_r, m, 0.5 * u_scale * (hi + gi));
-            hi_i = place(hi_i, m, 0.5 * u_scale * (gr - hr));
-#endif
+            vec4 ar, ai, br, bi;
+            line_pair(a, in_position(input_at(e, first), m), ar, ai, br, bi);
+            lo_r = place(lo_r, m, ar);
+            lo_i = place(lo_i, m, ai);
+            hi_r = place(hi_r, m, br);
+            hi_i = place(hi_i, m, bi);
         }
         xr[e] = lo_r;
         xi[e] = lo_i;
         xr[e + first / 2] = hi_r;
         xi[e + first / 2] = hi_i;
     }
-#elif defined(LOAD_SPECTRUM) && defined(PAIR0)
-    for (int e = 0; e < R; ++e) {   // F(0, v) + i F(M/2, v) (Eq. 7)
-        if (!holds(e, first)) continue;
-        vec4 re = vec4(0.0), im = vec4(0.0);
-        for (int m = 0; m < F; ++m) {
-            int v = in_position(input_at(e, first), m);
-            vec4 ar, ai, br, bi;
-            real_column(u_src, 0, v, ar, ai);
-            real_column(u_src, M / 2, v, br, bi);
-            re = place(re, m, ar - bi);
-            im = place(im, m, ai + br);
-        }
-        xr[e] = re;
-        xi[e] = im;
-    }
-#elif defined(LOAD_SPECTRUM) || defined(LOAD_COLUMN_PAIR)
-    for (int e = 0; e < R; ++e) {   // F(M - p, v) = A[p][v] + i A[M-p][v]; pair 0: columns 0 and M/2
-        if (!holds(e, first)) continue;
-        vec4 re = vec4(0.0), im = vec4(0.0);
-        for (int m = 0; m < F; ++m) {
-            int v = in_position(input_at(e, first), m);
-#if defined(PAIR0)
-            re = place(re, m, fetch(u_src, 0, v));
-            im = place(im, m, fetch(u_src, M / 2, v));
-#else
-            re = place(re, m, fetch(u_src, a, v));
-            im = place(im, m, fetch(u_src, M - a, v));
-#endif
-        }
-        xr[e] = re;
-        xi[e] = im;
-    }
-#else
-#error "fft_line.comp: no LOAD_ variant"
-#endif
 }
+#else
+void load(int first) {
+    int a = axis_line();
+    for (int e = 0; e < R; ++e) {
+        if (!holds(e, first)) continue;
+        vec4 re = vec4(0.0), im = vec4(0.0);
+        for (int m = 0; m < F; ++m) {
+            vec4 r, i;
+            line_element(a, in_position(input_at(e, first), m), r, i);
+            re = place(re, m, r);
+            im = place(im, m, i);
+        }
+        xr[e] = re;
+        xi[e] = im;
+    }
+}
+#endif
 
 // ---- The multiply by the kernel's spectrum (Eq. 10) times u_gain, on the forward outputs.
 
-#if defined(FILTER) || defined(MULTIPLY_LAST)
+#if defined(FILTER)
 void multiply(int r_mid) {
 #if defined(PAIR0)
     // The real columns 0 and M/2 untangled (with G(N - v)), each times its kernel column (Eq. 9),
@@ -909,15 +964,12 @@ void transform_line() {
 #if FOLD > 1
     fold_stage(FORWARD_LAST, -1.0);
 #endif
-#if defined(MULTIPLY_LAST)
-    multiply(FORWARD_LAST);
-#endif
     store_result(FORWARD_LAST);
 
 #elif defined(INVERSE)
     load(INVERSE_FIRST);
     INVERSE_TRANSFORM
-#if defined(STEP_A)
+#if defined(STEP_A) && !defined(FILTER_TAIL)
     twiddle_between_steps(INVERSE_LAST, 1.0);
 #endif
 #if FOLD > 1
@@ -941,6 +993,13 @@ void transform_line() {
 #endif
     to_natural(FORWARD_LAST);
     INVERSE_TRANSFORM
+#if defined(STEP_B)
+    // A long filter's middle step: the inverse runs the four-step route backwards (its step B
+    // first, on the sub-lines the forward's step B left, k1 fixed), so that the inverse's twiddle
+    // W_F^(-n2 k1) and step A (FILTER_TAIL) follow: one dispatch fewer than a forward and an
+    // inverse of two steps each.
+    twiddle_between_steps(INVERSE_LAST, 1.0);
+#endif
     store_result(INVERSE_LAST);
 
 #else

@@ -310,6 +310,42 @@ TEST(four_step_columns_take_both_lane_layouts) {
     }
 }
 
+// Lines split in halves that fit take step A in step B's loads (fft_line.comp's FUSED_A; a
+// filter's columns then end with the two-point step A inverse, FILTER_TAIL, column pairs side by
+// side), longer ones the classic route of two dispatches a line, and a filter's columns there
+// three (forward A; B forward, multiply and inverse; A inverse): the numerical tests above cover
+// both routes only if the four-step chain takes both (lines over 16: 28 x 24 in halves, 64 x 256
+// classic).
+TEST(four_step_takes_fused_and_classic_routes) {
+    for (const test::Chain& chain : test::chains()) {
+        if (chain.name != "four-step") continue;
+        for (Size size : {Size{28, 24}, Size{64, 256}}) {
+            auto* fft = dynamic_cast<ComputeFft*>(test::fft(size, chain.options));
+            EXPECT(fft != nullptr, chain.name, ": not the compute backend");
+            if (!fft) continue;
+            const bool halves = size.m == 28;
+            int fused = 0, a_steps = 0, tails = 0, column_steps = 0;
+            for (const std::string& d : fft->describe_dispatches()) {
+                const std::string label = d.substr(0, d.find(':'));
+                const bool column = label.rfind("columns", 0) == 0, pair0 = label.find("(pair 0)") != std::string::npos;
+                fused += d.find("step A in its loads") != std::string::npos;
+                a_steps += label.find(" A") != std::string::npos && label.find(" A'") == std::string::npos;
+                if (column && !pair0) {
+                    ++column_steps;
+                    if (label.find(" A'") != std::string::npos && halves) tails += d.find("4 column pairs side by side") != std::string::npos;
+                }
+            }
+            if (halves)
+                EXPECT(fused == 4 && a_steps == 0 && tails == 1 && column_steps == 2, chain.name, " at 28x24: ", fused,
+                       " fused dispatches, ", a_steps, " A steps, ", tails, " tails with column pairs side by side, ", column_steps,
+                       " column dispatches");
+            else
+                EXPECT(fused == 0 && column_steps == 3, chain.name, " at 64x256: ", fused, " fused dispatches, ", column_steps,
+                       " column dispatches");
+        }
+    }
+}
+
 // Where the rows take the four-step route, the textures between dispatches hold a row pair in
 // neighbouring rows instead of rows a and a + N/2 (fft_line.comp's H_SOURCE and H_TARGET): every
 // row dispatch reads or writes one of them, and so do the column dispatches that read the row
@@ -326,7 +362,7 @@ TEST(row_pairs_between_dispatches_neighbour_where_rows_split) {
             if (!fft) continue;
             const std::vector<std::string> all = fft->describe_dispatches();
             bool split = false;
-            for (const std::string& d : all) split = split || d.rfind("rows forward A:", 0) == 0;
+            for (const std::string& d : all) split = split || d.rfind("rows forward A:", 0) == 0 || d.rfind("rows forward B:", 0) == 0;
             int columns = 0;  // column dispatches with neighbouring rows
             for (const std::string& d : all) {
                 const bool marked = d.find("row pairs in neighbouring rows") != std::string::npos, row = d.rfind("rows", 0) == 0;

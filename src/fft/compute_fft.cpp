@@ -93,6 +93,17 @@ constexpr double kButterflyCost = 0.05;
 /// on the H100 at 8192^2 two phases cost 0.97x the four-step route's two dispatches, four phases
 /// 2.5x (src/README.md, "Folded long lines").
 constexpr double kFoldCost = 1.0;
+/// Step A done in step B's loads (fft_line.comp's FUSED_A): two points, one butterfly; both
+/// workgroups of a line read its texels. Four points (16384 as 4 x 4096, 8192 as 4 x 2048), built
+/// and measured, ran 50-100x slower on the H100 (src/README.md, "The four-step route").
+constexpr int kFusedStepA = 2;
+/// The second read of a fused step A's texels against one dispatch's memory traffic (LengthModel):
+/// on the H100 the fused rows of 8192^2 took 2.12 ms a dispatch, 1.36x four of 4096^2's whole rows
+/// (0.39 ms).
+constexpr double kFusedReadCost = 0.35;
+
+/// Whether a split line's step A runs in its step B's loads (split_line() puts it first).
+bool fused_step_a(const std::vector<int>& parts) { return parts.size() == 2 && parts[0] == kFusedStepA; }
 
 /// fft_line.comp's table of W_n^m = exp(-2 pi i m / n), n = 1 .. 16, entry n (n - 1) / 2 + m, as a
 /// GLSL array constructor: float rounding of the double values (unit_root).
@@ -395,6 +406,9 @@ std::vector<int> ComputeFft::split(int length) const {
 
 std::vector<int> ComputeFft::split_line(int length, int most) {
     if (length <= most) return {length};
+    // Halves that fit: step A (one radix-2 butterfly) done in step B's loads (fused_step_a()).
+    const int half = length / kFusedStepA;
+    if (length % kFusedStepA == 0 && half <= most && half % 2 == 0) return {kFusedStepA, half};
     for (int l1 = 2; l1 < length; l1 += 2)
         if (length % l1 == 0 && static_cast<long long>(l1) * l1 >= length && (length / l1) % 2 == 0) return {l1, length / l1};
     return {};
@@ -411,8 +425,10 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
         // (kFoldCost each) and writing each texel's channels in turn.
         const int f = fold_line(static_cast<int>(n), most, fold_option);
         const std::vector<int> parts = f > 1 ? std::vector<int>{static_cast<int>(n) / f} : split_line(static_cast<int>(n), most);
-        double c = 0;
-        for (int part : parts) {
+        // A fused step A: step B's dispatch alone, reading its texels twice.
+        const bool fused = fused_step_a(parts);
+        double c = fused ? kFusedReadCost : 0;
+        for (int part : fused ? std::vector<int>{parts[1]} : parts) {
             const LinePlan p = line_plan(part, line_radix(t, radix, part), plans);
             c += 1 + (f - 1) * kFoldCost + kButterflyCost * static_cast<double>(p.slots) / part;
         }
@@ -451,15 +467,20 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     };
     // Lines per workgroup: the option, else the device's for rows and columns, where that still
     // leaves two components per exchange round (one component, eight rounds an exchange, is far
-    // slower). Pair 0's mirror in step B needs two.
+    // slower). Pair 0's mirror in step B needs two (one where the line has two sub-lines, each
+    // its own mirror).
     // Whole mixed columns: as many lines as their registers fit (the elements-a-workgroup limit
     // is the power-of-two lines' measure).
-    const bool mirror_b = d.pair0 && d.step == 2 && (d.store == Store::Spectrum || d.multiply_last);
+    const bool mirror_b = d.pair0 && d.step == 2 && (d.store == Store::Spectrum || d.transform == Transform::Filter) && s.sublines > 2;
     const bool chosen = options_.compute_lines != 0 || mirror_b;
     const bool whole_mixed_column = !rows && d.step == 0 && !is_power_of_two(s.length);
     const bool mixed_columns = whole_mixed_column && !chosen && !short_columns;
+    // The fused route's step A inverse (a filter's tail, fused_step_a()): lines of two points, a
+    // thread each, many a workgroup.
+    const bool tiny_step = d.step == 1 && s.length <= kFusedStepA;
     int lines = mirror_b                ? 2
                 : options_.compute_lines ? options_.compute_lines
+                : tiny_step              ? 128
                 : rows                   ? t.row_lines
                 : short_columns          ? 1
                 : d.step                 ? t.column_step_lines
@@ -486,13 +507,14 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // sub-lines.
     const int pairs = t.column_step_b_pairs;
     if (!rows && d.step == 2 && !d.pair0 && pairs > 1 && lines % pairs == 0) s.neighbour_pairs = pairs;
+    if (tiny_step && !d.pair0 && t.column_tail_pairs > 1 && lines % t.column_tail_pairs == 0) s.neighbour_pairs = t.column_tail_pairs;
     const int block = lines / s.neighbour_pairs;
     s.groups = mirror_b                  ? s.sublines / 2 + 1
-               : s.neighbour_pairs > 1 ? (axis_lines + pairs - 1) / pairs * ((s.sublines + block - 1) / block)
+               : s.neighbour_pairs > 1 ? (axis_lines + s.neighbour_pairs - 1) / s.neighbour_pairs * ((s.sublines + block - 1) / block)
                                        : (s.line_count + lines - 1) / lines;
     // Twiddle paths (whole lines; the four-step steps read the texture): the texture unit or the
     // storage buffer, split between them as the device's row says.
-    if (buffers_ && d.step == 0) {
+    if (buffers_ && (d.step == 0 || d.fused_a)) {
         s.forward_buffer = s.inverse_buffer = rows && t.row_twiddles_from_buffer ? ~0u : 0u;
         if (!rows && s.length > t.column_forward_buffer_above) s.forward_buffer = ~0u;
     }
@@ -552,7 +574,8 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     };
     if (d.step == 1) defines.push_back("STEP_A");
     if (d.step == 2) defines.push_back("STEP_B");
-    if (d.multiply_last) defines.push_back("MULTIPLY_LAST");
+    if (d.filter_tail) defines.push_back("FILTER_TAIL");
+    if (d.fused_a) defines.push_back("FUSED_A");
     if (d.pair0) defines.push_back("PAIR0");
     return ProgramSpec{"", "fft_line.comp", defines, false};
 }
@@ -562,30 +585,43 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
     for (const Pass& p : passes) {
         const bool rows = p.axis == Axis::Rows;
         std::vector<Dispatch> steps;
-        Dispatch whole{p.axis, false, 0, p.load, p.transform, p.store, false, p.source, p.target, p.scale, p.gain, p.label};
-        if (split(rows ? width_ : height_).size() == 1) {
+        Dispatch whole{p.axis, false, 0, p.load, p.transform, p.store, p.source, p.target, p.scale, p.gain, p.label};
+        const std::vector<int> parts = split(rows ? width_ : height_);
+        // The four-step route's steps: complex lines as row or column pairs between them.
+        const Load load_pair = rows ? Load::RowPair : Load::ColumnPair;
+        const Store store_pair = rows ? Store::RowPair : Store::ColumnPair;
+        const Texture* scratch = &scratch_.texture();
+        auto step = [&](int n, Load load, Transform transform, Store store, const Texture* from, const Texture* to, float scale,
+                        float gain, const std::string& label) {
+            return Dispatch{p.axis, false, n, load, transform, store, from, to, scale, gain, std::string(p.label) + label};
+        };
+        if (parts.size() == 1) {
             steps.push_back(whole);
+        } else if (fused_step_a(parts)) {
+            // Step A in step B's loads: one dispatch from the pass's source to its target; a
+            // filter's ends with step A inverse (FILTER_TAIL), through the scratch target.
+            const bool filter = p.transform == Transform::Filter;
+            steps.push_back(step(2, p.load, p.transform, filter ? store_pair : p.store, p.source, filter ? scratch : p.target, p.scale,
+                                 p.gain, " B"));
+            steps.back().fused_a = true;
+            if (filter) {
+                steps.push_back(step(1, load_pair, Transform::Inverse, p.store, scratch, p.target, 1, 1, " A'"));
+                steps.back().filter_tail = true;
+            }
         } else {
-            // Four-step: A from the pass's source into the scratch target (complex lines as row or
-            // column pairs), B from there to the pass's target. A filter's column pass runs the
-            // forward pair, the multiply at the end of its B, then the inverse pair.
-            const Load load_pair = rows ? Load::RowPair : Load::ColumnPair;
-            const Store store_pair = rows ? Store::RowPair : Store::ColumnPair;
-            const Texture* scratch = &scratch_.texture();
-            auto step = [&](int n, Load load, Transform transform, Store store, const Texture* from, const Texture* to, float scale,
-                            float gain, const std::string& label) {
-                return Dispatch{p.axis, false, n, load, transform, store, false, from, to, scale, gain, label};
-            };
+            // Four-step: A from the pass's source into the scratch target, B from there to the
+            // pass's target. A filter's column pass runs A, then B forward, the multiply and B
+            // inverse in one dispatch (the inverse's route backwards, fft_line.comp), then A
+            // inverse: three dispatches, not four.
             if (p.transform == Transform::Filter) {
-                // The intermediate between the two pairs: the pass's source, read by step A already.
-                steps.push_back(step(1, p.load, Transform::Forward, store_pair, p.source, scratch, p.scale, 1, std::string(p.label) + " A"));
-                steps.push_back(step(2, load_pair, Transform::Forward, store_pair, scratch, p.source, 1, p.gain, std::string(p.label) + " B"));
-                steps.back().multiply_last = true;
-                steps.push_back(step(1, load_pair, Transform::Inverse, store_pair, p.source, scratch, 1, 1, std::string(p.label) + " A'"));
-                steps.push_back(step(2, load_pair, Transform::Inverse, p.store, scratch, p.target, 1, 1, std::string(p.label) + " B'"));
+                // B's output: the pass's source, read by step A already.
+                steps.push_back(step(1, p.load, Transform::Forward, store_pair, p.source, scratch, p.scale, 1, " A"));
+                steps.push_back(step(2, load_pair, Transform::Filter, store_pair, scratch, p.source, 1, p.gain, " B"));
+                steps.push_back(step(1, load_pair, Transform::Inverse, p.store, p.source, p.target, 1, 1, " A'"));
+                steps.back().filter_tail = true;
             } else {
-                steps.push_back(step(1, p.load, p.transform, store_pair, p.source, scratch, p.scale, 1, std::string(p.label) + " A"));
-                steps.push_back(step(2, load_pair, p.transform, p.store, scratch, p.target, 1, p.gain, std::string(p.label) + " B"));
+                steps.push_back(step(1, p.load, p.transform, store_pair, p.source, scratch, p.scale, 1, " A"));
+                steps.push_back(step(2, load_pair, p.transform, p.store, scratch, p.target, 1, p.gain, " B"));
             }
         }
         for (Dispatch d : steps) {
@@ -620,7 +656,8 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
                                                                 : "") +
                         (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + " column pairs side by side" : "") +
                         (s.fold > 1 ? ", folded: " + std::to_string(s.fold) + " channel phases" : "") +
-                        (neighbouring_rows(d) ? ", row pairs in neighbouring rows" : ""));
+                        (neighbouring_rows(d) ? ", row pairs in neighbouring rows" : "") +
+                        (d.fused_a ? ", step A in its loads" : ""));
     }
     return lines;
 }
@@ -693,7 +730,7 @@ double ComputeFft::bytes_moved(const Dispatch& d, const Shape& s) {
     // where the dispatch multiplies.
     const double elements = static_cast<double>(s.line_count) * s.length * s.fold;
     auto texel = [](const Texture& t) { return half(t) ? 8.0 : 16.0; };
-    const bool multiplies = d.transform == Transform::Filter || d.multiply_last;
+    const bool multiplies = d.transform == Transform::Filter;
     return elements * 2 * (texel(*d.source) + texel(*d.target) + (multiplies ? 16.0 : 0.0));
 }
 

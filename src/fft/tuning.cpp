@@ -7,7 +7,7 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // Mesa's llvmpipe and the like: a JIT for which big unrolled programs are slow to compile
         // (radix 16: 10-20 s; radix 4 with 2 components: about 1 s), while the CPU gains nothing
         // from fewer exchange rounds: at most 2 components.
-        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 16, 2, 1024, 2, 2, 4096, true, 1024, "", 0};
+        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 16, 2, 1024, 2, 2, 4096, true, 1024, "", 0, 4};
     static const ComputeTuning gpu = {
         // Measured on NVIDIA's H200 and H100 (src/README.md); the default for other GPUs too.
         // 1000 as 8 5 5 5 (200 threads) against the planner's 4 2 5 5 5: 0.0936-0.0943 against
@@ -24,7 +24,10 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // four components a round, as the 1024-point ones: 2000x1152 0.1898-0.1903 against
         // 0.1951-0.1961 ms (6 6 8 4, two lines), the builds alternating, three rounds; 1920x1080
         // (its 1080 columns one line of 216 instead of four) the same (H100, 2026-11-24).
-        "GPU", 4, 8, 1024, 4, 4, 2, 4, 16, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:4x4x4x6x3,1920:6x4x4x4x5", 512};
+        // A fused four-step filter's last step (lines of 2) with 4 column pairs side by side: 8192^2
+        // 0.977 against 2.279 ms a dispatch (8 and 16 pairs the same as 4), the filter 7.97 against
+        // 9.30 ms; 6000^2 0.533 against 0.719, 4.69 against 4.87 (H100, 2026-11-24, two rounds).
+        "GPU", 4, 8, 1024, 4, 4, 2, 4, 16, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4};
     return software_rasterizer ? software : gpu;
 }
 
