@@ -543,7 +543,8 @@ void to_natural(int r) {
     }
 }
 
-// Step A's twiddle between the two steps: output k1 of sub-line n2 times W_F^(n2 k1).
+// Step A's twiddle between the two steps: output k1 of sub-line n2 times W_F^(n2 k1); conjugated,
+// a long filter's step B's (output n2 of sub-line k1).
 void twiddle_between_steps(int r_last, float dir) {
     for (int e = 0; e < R; ++e) {
         if (!holds(e, r_last)) continue;
