@@ -443,6 +443,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.full = rows ? width_ : height_;
     std::vector<int> parts = split(s.full);
     s.fold = d.step == 0 ? fold(s.full) : 1;
+    s.fused_a = d.step == 2 && fused_step_a(parts);
     s.length = d.step == 0 ? s.full / s.fold : d.step == 1 ? parts[0] : parts[1];
     s.sublines = s.full / (s.length * s.fold);
     // The axis's lines: N/2 row pairs; M/2 - 1 column pairs, or pair 0.
@@ -514,7 +515,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
                                        : (s.line_count + lines - 1) / lines;
     // Twiddle paths (whole lines; the four-step steps read the texture): the texture unit or the
     // storage buffer, split between them as the device's row says.
-    if (buffers_ && (d.step == 0 || d.fused_a)) {
+    if (buffers_ && (d.step == 0 || s.fused_a)) {
         s.forward_buffer = s.inverse_buffer = rows && t.row_twiddles_from_buffer ? ~0u : 0u;
         if (!rows && s.length > t.column_forward_buffer_above) s.forward_buffer = ~0u;
     }
@@ -575,7 +576,7 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     if (d.step == 1) defines.push_back("STEP_A");
     if (d.step == 2) defines.push_back("STEP_B");
     if (d.filter_tail) defines.push_back("FILTER_TAIL");
-    if (d.fused_a) defines.push_back("FUSED_A");
+    if (s.fused_a) defines.push_back("FUSED_A");
     if (d.pair0) defines.push_back("PAIR0");
     return ProgramSpec{"", "fft_line.comp", defines, false};
 }
@@ -603,7 +604,6 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
             const bool filter = p.transform == Transform::Filter;
             steps.push_back(step(2, p.load, p.transform, filter ? store_pair : p.store, p.source, filter ? scratch : p.target, p.scale,
                                  p.gain, " B"));
-            steps.back().fused_a = true;
             if (filter) {
                 steps.push_back(step(1, load_pair, Transform::Inverse, p.store, scratch, p.target, 1, 1, " A'"));
                 steps.back().filter_tail = true;
@@ -657,7 +657,7 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
                         (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + " column pairs side by side" : "") +
                         (s.fold > 1 ? ", folded: " + std::to_string(s.fold) + " channel phases" : "") +
                         (neighbouring_rows(d) ? ", row pairs in neighbouring rows" : "") +
-                        (d.fused_a ? ", step A in its loads" : ""));
+                        (s.fused_a ? ", step A in its loads" : ""));
     }
     return lines;
 }

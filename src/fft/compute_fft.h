@@ -133,12 +133,12 @@ private:
         float scale, gain;
         std::string label;
         bool filter_tail = false;  ///< step A inverse after a filter's step B (fft_line.comp's FILTER_TAIL)
-        bool fused_a = false;      ///< step B with step A in its loads (fft_line.comp's FUSED_A)
     };
     /// Geometry of a dispatch's program: lengths, threads, lines per workgroup, shared memory.
     struct Shape {
         int full = 0, length = 0, sublines = 1, line_count = 0, groups = 0;
         int fold = 1;             ///< channel phases (fft_line.comp's FOLD): length = full / fold
+        bool fused_a = false;     ///< step B with step A in its loads (fft_line.comp's FUSED_A)
         int radix = 0, lines = 1, components = 0, pad_every = 0;
         int neighbour_pairs = 1;  ///< four-step column steps (B, a filter's tail): column pairs side by side in a workgroup
         LinePlan line;
