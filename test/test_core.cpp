@@ -266,6 +266,13 @@ TEST(the_fast_chain_runs_where_it_can) {
     EXPECT(radix2 && !radix2->fast() && radix2->filter_plan()->passes.size() == 29, "--radix 2 is not the paper's chain");
 }
 
+// The compute backend's transform of size `s` under `o`, or nullptr, a failure naming `what`.
+ComputeFft* compute_fft(Size s, const FftOptions& o, const std::string& what) {
+    auto* fft = dynamic_cast<ComputeFft*>(test::fft(s, o));
+    EXPECT(fft != nullptr, what, ": not the compute backend");
+    return fft;
+}
+
 // The numerical tests above cover the compute backend's two twiddle paths only if its dispatches
 // take them: whole rows from the storage buffer at every size, whole columns over 1024 (8 x 2048)
 // in their forward stages, the four-step steps (columns of 2048 split by the four-step chain)
@@ -273,8 +280,7 @@ TEST(the_fast_chain_runs_where_it_can) {
 TEST(compute_twiddles_take_both_paths) {
     for (const test::Chain& chain : test::chains()) {
         if (chain.options.backend != Backend::Compute) continue;
-        auto* fft = dynamic_cast<ComputeFft*>(test::fft({8, 2048}, chain.options));
-        EXPECT(fft != nullptr, chain.name, ": not the compute backend");
+        auto* fft = compute_fft({8, 2048}, chain.options, chain.name);
         if (!fft) continue;
         for (const std::string& d : fft->describe_dispatches()) {
             const std::string label = d.substr(0, d.find(':'));
@@ -293,8 +299,7 @@ TEST(four_step_columns_take_both_lane_layouts) {
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
         for (Size size : {Size{64, 256}, Size{120, 72}}) {
-            auto* fft = dynamic_cast<ComputeFft*>(test::fft(size, chain.options));
-            EXPECT(fft != nullptr, chain.name, ": not the compute backend");
+            auto* fft = compute_fft(size, chain.options, chain.name);
             if (!fft) continue;
             int a_steps = 0, b_steps = 0;
             for (const std::string& d : fft->describe_dispatches()) {
@@ -320,8 +325,7 @@ TEST(four_step_takes_fused_and_classic_routes) {
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
         for (Size size : {Size{28, 24}, Size{64, 256}}) {
-            auto* fft = dynamic_cast<ComputeFft*>(test::fft(size, chain.options));
-            EXPECT(fft != nullptr, chain.name, ": not the compute backend");
+            auto* fft = compute_fft(size, chain.options, chain.name);
             if (!fft) continue;
             const bool halves = size.m == 28;
             int fused = 0, a_steps = 0, tails = 0, column_steps = 0;
@@ -357,8 +361,7 @@ TEST(row_pairs_between_dispatches_neighbour_where_rows_split) {
     for (const test::Chain& chain : test::chains()) {
         if (chain.options.backend != Backend::Compute) continue;
         for (Size size : {Size{64, 40}, Size{8, 64}}) {
-            auto* fft = dynamic_cast<ComputeFft*>(test::fft(size, chain.options));
-            EXPECT(fft != nullptr, chain.name, ": not the compute backend");
+            auto* fft = compute_fft(size, chain.options, chain.name);
             if (!fft) continue;
             const std::vector<std::string> all = fft->describe_dispatches();
             bool split = false;
@@ -393,8 +396,7 @@ TEST(folded_lines_take_one_dispatch_a_line) {
     for (const Case& c : {Case{2, {28, 24}, 4}, Case{4, {64, 16}, 2}, Case{4, {28, 24}, 2}}) {
         if (chain.options.compute_fold != c.fold) continue;
         ++checked;
-        auto* fft = dynamic_cast<ComputeFft*>(test::fft(c.size, chain.options));
-        EXPECT(fft != nullptr, chain.name, ": not the compute backend");
+        auto* fft = compute_fft(c.size, chain.options, chain.name);
         if (!fft) continue;
         int folded = 0;
         for (const std::string& d : fft->describe_dispatches()) {
@@ -632,8 +634,7 @@ TEST(hand_chosen_line_plans_match_fftw) {
         o.backend = Backend::Compute;
         o.compute_plan = c.plan;
         o.compute_lines = c.lines;
-        auto* fft = dynamic_cast<ComputeFft*>(test::fft(c.size, o));
-        EXPECT(fft != nullptr, c.plan, ": not the compute backend");
+        auto* fft = compute_fft(c.size, o, c.plan);
         if (!fft) continue;
         int seen = 0, shared_twiddles = 0;
         for (const std::string& d : fft->describe_dispatches()) {
