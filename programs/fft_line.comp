@@ -75,6 +75,11 @@
 //   STORE_SPECTRUM     Eq. 10 times u_gain (pair 0: untangled again, Eq. 9)
 //   STORE_COLUMN_PAIR  as LOAD_COLUMN_PAIR
 //   STORE_ROW_PAIRS    a column line's inverse as tangled row pairs H, for the inverse row pass
+//   CHANNEL_PAIRS      rows too long for a workgroup as row pairs, but not as channel pairs (ROWS,
+//                      FOLD 2, one phase): line a is image row a alone, its four real channels
+//                      packed as two complex ones (R + iG, B + iA: Eq. 7 across channels), a texel
+//                      an element in and out (LOAD_ROW_CHANNELS, STORE_ROW_CHANNELS); the columns
+//                      then read and leave H in that layout (H_SOURCE, H_TARGET 2)
 
 // NVIDIA's compiler keeps the stage loops (and so the register arrays, indexed by the loop
 // variables, in local memory) unless told to unroll and inline everything: the butterflies are
@@ -96,7 +101,7 @@ layout(local_size_x = GROUP_SIZE) in;   // THREADS * LINES
 layout(binding = 0) uniform sampler2DRect u_src;      // what this dispatch reads
 layout(binding = 1) uniform sampler2DRect u_kernel;   // FILTER: the kernel's spectrum (Eq. 10)
 layout(binding = 2) uniform sampler2DRect u_twiddle;  // texel k of row 0: W_F^k, k < F
-#if FOLD > 1
+#if FOLD > 1 && !defined(CHANNEL_PAIRS)
 // Folded: the phases before the last leave their channels of each texel in the parts buffer
 // (phase h's in plane h, along the line: rows at y M + x, columns at x N + y); the last reads
 // them back and stores whole texels. Both restrict: the last phase's reads from the buffer may
@@ -292,7 +297,7 @@ vec4 fetch(sampler2DRect tex, int x, int y) { return texelFetch(tex, ivec2(x, y)
 // Slot q of folded element v (all of v unfolded) to this phase's channels of texel (x, y).
 void store(int x, int y, vec4 v, int q) {
     if (!line_active()) return;
-#if FOLD == 1
+#if FOLD == 1 || defined(CHANNEL_PAIRS)
     imageStore(u_dst, ivec2(x, y), v);
 #else
 #if defined(ROWS)
@@ -683,9 +688,25 @@ void real_column(sampler2DRect tex, int x, int v, out vec4 re, out vec4 im) {
 // four-step route, the pair lies in rows 2a and 2a + 1 instead: NVIDIA's tiling puts texel x of
 // two neighbouring rows in one 32-byte sector, and a row step's warp covers one row, so its
 // stores then fill whole sectors, not halves (src/README.md, "What bounds a line dispatch").
+// Where the rows are channel pairs (CHANNEL_PAIRS, H_SOURCE / H_TARGET 2), texel (u, r) of those
+// textures holds row r's transforms of its channel pairs, (Z1(u), Z2(u)) with Z1 the transform of
+// R + iG and Z2 of B + iA: the columns untangle and tangle them across channels (Eq. 8 and 7).
 int re_row(int a, bool neighbouring) { return neighbouring ? 2 * a : a; }
 int im_row(int a, bool neighbouring) { return neighbouring ? 2 * a + 1 : a + N / 2; }
-const bool SOURCE_NEIGHBOURING = H_SOURCE != 0, TARGET_NEIGHBOURING = H_TARGET != 0;
+const bool SOURCE_NEIGHBOURING = H_SOURCE == 1, TARGET_NEIGHBOURING = H_TARGET == 1;
+
+// F_y(M - p) of the four channels from the channel pairs' transforms of row y at p and M - p:
+// R(M - p) = (Z1(M - p) + conj Z1(p)) / 2, G(M - p) = (Z1(M - p) - conj Z1(p)) / 2i (B, A from Z2).
+void untangle_channels(vec4 g, vec4 h, out vec4 re, out vec4 im) {   // g: (Z1, Z2)(p), h: at M - p
+    re = 0.5 * (h + g);
+    im = 0.5 * vec4(h.y - g.y, g.x - h.x, h.w - g.w, g.z - h.z);
+}
+// Its inverse: the channel pairs' transforms at M - p (hi) and p (lo) from F(M - p) = re + i im.
+void tangle_channels(vec4 re, vec4 im, out vec4 lo, out vec4 hi) {
+    vec4 turn = vec4(-im.y, im.x, -im.w, im.z);   // i G as (R, G) pairs: Z1 = R + i G
+    hi = re + turn;
+    lo = re - turn;
+}
 
 // ---- Loads.
 
@@ -698,6 +719,12 @@ void line_element(int a, int v, out vec4 re, out vec4 im) {
     // Real part from row a, imaginary part from row a + N/2 (2a and 2a + 1: H_SOURCE).
     re = fetch(u_src, v, re_row(a, SOURCE_NEIGHBOURING));
     im = fetch(u_src, v, im_row(a, SOURCE_NEIGHBOURING));
+#elif defined(LOAD_ROW_CHANNELS)
+    // Row a's channel pairs R + iG and B + iA (the image's, or the columns' H in that layout):
+    // components .xy of the folded slot (place()).
+    vec4 t = fetch(u_src, v, a);
+    re = vec4(t.x, t.z, 0.0, 0.0);
+    im = vec4(t.y, t.w, 0.0, 0.0);
 #elif defined(LOAD_SPECTRUM) && defined(PAIR0)
     // F(0, v) + i F(M/2, v) (Eq. 7).
     vec4 ar, ai, br, bi;
@@ -733,6 +760,13 @@ void line_pair(int a, int y, out vec4 lo_r, out vec4 lo_i, out vec4 hi_r, out ve
     hi_r = u_scale * fetch(u_src, 0, yi);
     lo_i = u_scale * fetch(u_src, M / 2, yr);    // H(M/2)
     hi_i = u_scale * fetch(u_src, M / 2, yi);
+#elif H_SOURCE == 2
+    untangle_channels(fetch(u_src, a, y), fetch(u_src, M - a, y), lo_r, lo_i);
+    untangle_channels(fetch(u_src, a, y + N / 2), fetch(u_src, M - a, y + N / 2), hi_r, hi_i);
+    lo_r *= u_scale;
+    lo_i *= u_scale;
+    hi_r *= u_scale;
+    hi_i *= u_scale;
 #else
     vec4 hr = fetch(u_src, M - a, yr), hi = fetch(u_src, M - a, yi);   // H(M - p)
     vec4 gr = fetch(u_src, a, yr), gi = fetch(u_src, a, yi);           // H(p)
@@ -869,11 +903,19 @@ void multiply(int r_mid) {
 // c(y) = a and c(y + N/2) = b of column pair `p` (slot q of each) as tangled row pairs.
 void store_row_pairs(int p, int y, vec4 ar, vec4 ai, vec4 br, vec4 bi, int q) {
     int yr = re_row(y, TARGET_NEIGHBOURING), yi = im_row(y, TARGET_NEIGHBOURING);
-#if defined(PAIR0)   // F(M/2) = Im c, F(0) = Re c
+#if defined(PAIR0)   // F(M/2) = Im c, F(0) = Re c (channel pairs: the same texels)
     store(M / 2, yr, ai, q);
     store(M / 2, yi, bi, q);
     store(0, yr, ar, q);
     store(0, yi, br, q);
+#elif H_TARGET == 2  // rows y and y + N/2, each its channel pairs at M - p and p
+    vec4 lo, hi;
+    tangle_channels(ar, ai, lo, hi);
+    store(M - p, y, hi, q);
+    store(p, y, lo, q);
+    tangle_channels(br, bi, lo, hi);
+    store(M - p, y + N / 2, hi, q);
+    store(p, y + N / 2, lo, q);
 #else                // F(M - p) = c, F(p) = conj c
     store(M - p, yr, ar - bi, q);
     store(M - p, yi, ai + br, q);
@@ -893,6 +935,14 @@ void store_result(int last) {
             store(u, re_row(a, TARGET_NEIGHBOURING), xr[e], q);
             store(u, im_row(a, TARGET_NEIGHBOURING), xi[e], q);
         }
+    }
+#elif defined(STORE_ROW_CHANNELS)
+    // Row a's channel pairs, slot q of each element: (Re Z1, Im Z1, Re Z2, Im Z2) a texel.
+    for (int e = 0; e < R; ++e) {
+        if (!holds(e, last)) continue;
+        vec4 r = xr[e], i = xi[e];
+        store(out_position(output_at(e, last), 0), a, vec4(r.x, i.x, r.y, i.y), 0);
+        store(out_position(output_at(e, last), 1), a, vec4(r.z, i.z, r.w, i.w), 1);
     }
 #elif defined(STORE_SPECTRUM) && defined(PAIR0)
     // Columns 0 and M/2: untangled with G(N - v) (Eq. 8 along v), then Eq. 9.
@@ -1015,7 +1065,7 @@ void main() {
     // Folded: the phases one after the other, each storing (and, after the first, completing)
     // the same texels; the last exchange of a phase ends with a barrier, so the next phase's
     // writes to shared memory wait for its reads.
-#if FOLD > 1
+#if FOLD > 1 && !defined(CHANNEL_PAIRS)
     for (phase = 0; phase < u_phases; ++phase) transform_line();
 #else
     transform_line();

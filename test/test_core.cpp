@@ -35,9 +35,12 @@ constexpr double kImpulseMaxAbs = 1e-5;
 // Powers of two, then sizes with each of the radices 3, 5 and 7 (issue 15): multiples of 4 (every
 // chain but the paper's radix-2 one), and odd multiples of 2 (the compute backend; 14 and 18 also
 // split into two dispatches by the four-step chain only where both halves are even, so it skips
-// 18); 1000 x 1080 (2^3 5^3 and 2^3 3^3 5) in the heavier tier.
+// 18); 1000 x 1080 (2^3 5^3 and 2^3 3^3 5) in the heavier tier. The four-step chain (lines of
+// 16) takes rows of 12 to 32 as channel pairs: 12 x 20 and 16 x 64 whole, and rows too long as row
+// pairs, 28 x 24 with fused columns, 32 x 12 with whole ones, 20 x 64 with the classic four-step
+// columns.
 const Size kSizes[] = {{2, 2},   {4, 4},   {8, 2},    {2, 8},   {16, 64}, {64, 16},   {128, 128},  {256, 512},
-                       {8, 2048}, {1024, 1024}, {12, 20}, {28, 24}, {6, 10}, {14, 18}, {120, 72}};
+                       {8, 2048}, {1024, 1024}, {12, 20}, {28, 24}, {6, 10}, {14, 18}, {120, 72}, {32, 12}, {20, 64}};
 
 void expect_close(const std::string& what, Size s, int c, const ErrorStats& e, double rel_rms, double max_abs) {
     EXPECT(e.rel_rms <= rel_rms && e.max_abs <= max_abs,
@@ -321,31 +324,70 @@ TEST(four_step_columns_take_both_lane_layouts) {
 // three (forward A; B forward, multiply and inverse; A inverse): the numerical tests above cover
 // both routes only if the four-step chain takes both (lines over 16: 28 x 24 in halves, 64 x 256
 // classic).
-TEST(four_step_takes_fused_and_classic_routes) {
+// Rows run as channel pairs where a row pair would fill a workgroup alone (ComputeFft::channel_line).
+TEST(rows_take_channel_pairs_where_a_row_pair_fills_a_workgroup) {
+    // The rule at the GPU's 4096 elements a workgroup: rows over 2048 (a row pair alone in its
+    // workgroup) up to 8192 (halves of 4096), multiples of 4.
+    const struct {
+        int length;
+        bool channels;
+    } rule[] = {{1024, false}, {2048, false}, {2052, true}, {2430, false}, {3000, true}, {3840, true},
+                {4096, true},  {6000, true},  {8192, true}, {8196, false}, {16384, false}};
+    for (auto r : rule)
+        EXPECT(ComputeFft::channel_line(r.length, 4096) == r.channels, "rows of ", r.length, ": channel pairs ",
+               ComputeFft::channel_line(r.length, 4096), ", expected ", r.channels);
+    // The four-step chain (lines of 16): rows of 8 as row pairs, 12 and 16 whole as channel pairs.
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
-        for (Size size : {Size{28, 24}, Size{64, 256}}) {
+        for (Size size : {Size{8, 2048}, Size{12, 20}, Size{16, 64}}) {
             auto* fft = compute_fft(size, chain.options, chain.name);
             if (!fft) continue;
-            const bool halves = size.m == 28;
-            int fused = 0, a_steps = 0, tails = 0, column_steps = 0;
+            const bool channels = size.m > 8;
+            int rows = 0, channel_rows = 0;
+            for (const std::string& d : fft->describe_dispatches()) {
+                if (d.rfind("rows", 0) != 0) continue;
+                ++rows;
+                channel_rows += d.find("rows as channel pairs") != std::string::npos;
+            }
+            EXPECT(fft->channel_rows() == channels && rows == 2 && channel_rows == (channels ? 2 : 0), chain.name, " at ", size.m,
+                   "x", size.n, ": ", channel_rows, " of ", rows, " row dispatches as channel pairs");
+        }
+    }
+}
+
+
+// Rows too long for a workgroup as row pairs that fit as channel pairs take them (28 and 20 in the
+// four-step chain), one dispatch a pass; longer rows (64) take the four-step route. (Rows fused
+// as halves, whose channel pairs would fit, run where the columns fold: the fold 4 chain at
+// 28 x 24.)
+TEST(four_step_takes_channel_fused_and_classic_routes) {
+    for (const test::Chain& chain : test::chains()) {
+        if (chain.name != "four-step") continue;
+        for (Size size : {Size{28, 24}, Size{64, 256}, Size{20, 64}}) {
+            auto* fft = compute_fft(size, chain.options, chain.name);
+            if (!fft) continue;
+            const bool halves = size.n == 24, channels = size.m < 32;
+            int fused = 0, a_steps = 0, tails = 0, column_steps = 0, row_steps = 0, channel_rows = 0;
             for (const std::string& d : fft->describe_dispatches()) {
                 const std::string label = d.substr(0, d.find(':'));
                 const bool column = label.rfind("columns", 0) == 0, pair0 = label.find("(pair 0)") != std::string::npos;
                 fused += d.find("step A in its loads") != std::string::npos;
                 a_steps += label.find(" A") != std::string::npos && label.find(" A'") == std::string::npos;
+                row_steps += !column;
+                channel_rows += !column && d.find("rows as channel pairs") != std::string::npos;
                 if (column && !pair0) {
                     ++column_steps;
                     if (label.find(" A'") != std::string::npos && halves) tails += d.find("4 column pairs side by side") != std::string::npos;
                 }
             }
+            const std::string at = chain.name + " at " + std::to_string(size.m) + "x" + std::to_string(size.n) + ": ";
+            EXPECT(fft->channel_rows() == channels && channel_rows == (channels ? 2 : 0) && row_steps == (channels ? 2 : 4), at,
+                   channel_rows, " of ", row_steps, " row dispatches as channel pairs");
             if (halves)
-                EXPECT(fused == 4 && a_steps == 0 && tails == 1 && column_steps == 2, chain.name, " at 28x24: ", fused,
-                       " fused dispatches, ", a_steps, " A steps, ", tails, " tails with column pairs side by side, ", column_steps,
-                       " column dispatches");
+                EXPECT(fused == 2 && a_steps == 0 && tails == 1 && column_steps == 2, at, fused, " fused dispatches, ", a_steps,
+                       " A steps, ", tails, " tails with column pairs side by side, ", column_steps, " column dispatches");
             else
-                EXPECT(fused == 0 && column_steps == 3, chain.name, " at 64x256: ", fused, " fused dispatches, ", column_steps,
-                       " column dispatches");
+                EXPECT(fused == 0 && column_steps == 3, at, fused, " fused dispatches, ", column_steps, " column dispatches");
         }
     }
 }

@@ -132,6 +132,12 @@ int line_radix(const ComputeTuning& t, int option, int length) {
     return radix;
 }
 
+/// The longest line a workgroup takes whole: the device's max_elements by default; with
+/// --compute-max-line up to 1024 threads of 16 elements.
+int longest_line(const FftOptions& options, const ComputeTuning& t) {
+    return options.compute_max_line ? std::min(options.compute_max_line, 16 * kMaxThreads) : t.max_elements;
+}
+
 /// "8 x 8 x 6 x 5"
 std::string radix_list(const std::vector<int>& radices) {
     std::string s;
@@ -329,9 +335,13 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
     plans_ = chosen_plans(options, *tuning_);
     buffers_ = GLEW_VERSION_4_3 || GLEW_ARB_shader_storage_buffer_object;
     if (buffers_) glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_storage_block_);
+    // Rows as channel pairs where they fit so and the columns do not fold (a folded column's phases
+    // hold some channels of a texel, its tangle needs all four).
+    channel_rows_ = fold(width) == 1 && fold(height) == 1 && channel_line(width, longest_line(options, *tuning_)) &&
+                    shared_bytes(width / 2, 1, 1, 0) <= shared_bytes_;
     rows_out_ = RenderTarget(width, height, options.storage);
     columns_out_ = RenderTarget(width, height, options.storage);
-    if (split(width).size() > 1 || split(height).size() > 1) scratch_ = RenderTarget(width, height, options.storage);
+    if ((split(width).size() > 1 && !channel_rows_) || split(height).size() > 1) scratch_ = RenderTarget(width, height, options.storage);
     // Folded lines: the phases before the last keep 4 / F floats a texel each, F - 1 planes of M x N.
     for (int length : {width, height})
         if (const int f = fold(length); f > 1) {
@@ -370,14 +380,6 @@ int ComputeFft::fold_line(int length, int most, int option) {
     return length % (2 * option) == 0 && length / option <= most ? option : 1;
 }
 
-namespace {
-/// The longest line a workgroup takes whole: the device's max_elements by default; with
-/// --compute-max-line up to 1024 threads of 16 elements.
-int longest_line(const FftOptions& options, const ComputeTuning& t) {
-    return options.compute_max_line ? std::min(options.compute_max_line, 16 * kMaxThreads) : t.max_elements;
-}
-}  // namespace
-
 int ComputeFft::fold(int length) const {
     const int most = longest_line(options_, *tuning_);
     const int f = fold_line(length, most, options_.compute_fold);
@@ -402,6 +404,18 @@ std::vector<int> ComputeFft::split(int length) const {
         throw std::invalid_argument("a line of " + std::to_string(length) + " is longer than " + std::to_string(most) +
                                     " and not a product of two even lengths: the compute backend cannot take it");
     return parts;
+}
+
+bool ComputeFft::channel_line(int length, int most) {
+    // Row pairs where two of them fit a workgroup: its warps then store two rows together (lines
+    // a and a + 1 in neighbouring lanes), whole 32-byte sectors of NVIDIA's tiling. A row pair
+    // alone in its workgroup stores one row a warp, half of every sector; one row as channel
+    // pairs, half the registers, runs two a workgroup. H100, 2026-11-24, every row as channel
+    // pairs against row pairs, queued ms: 4096^2 0.963 against 1.223, 3840x2160 0.600 / 0.719,
+    // 3000^2 0.729 / 0.829, 2560x1440 0.304 / 0.357, 8192^2 6.37 / 7.98 (rows in one dispatch
+    // instead of fused halves); but 2048^2 0.287 / 0.276, 2000x1152 0.203 / 0.192, 1024^2 0.084 /
+    // 0.082 (src/README.md, "Rows as channel pairs").
+    return 2 * length > most && length % 4 == 0 && length / 2 <= most;
 }
 
 std::vector<int> ComputeFft::split_line(int length, int most) {
@@ -441,13 +455,14 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     Shape s;
     const bool rows = d.axis == Axis::Rows;
     s.full = rows ? width_ : height_;
-    std::vector<int> parts = split(s.full);
-    s.fold = d.step == 0 ? fold(s.full) : 1;
+    s.channel_pairs = rows && channel_rows_;
+    std::vector<int> parts = s.channel_pairs ? std::vector<int>{s.full} : split(s.full);
+    s.fold = s.channel_pairs ? 2 : d.step == 0 ? fold(s.full) : 1;
     s.fused_a = d.step == 2 && fused_step_a(parts);
     s.length = d.step == 0 ? s.full / s.fold : d.step == 1 ? parts[0] : parts[1];
     s.sublines = s.full / (s.length * s.fold);
-    // The axis's lines: N/2 row pairs; M/2 - 1 column pairs, or pair 0.
-    const int axis_lines = rows ? height_ / 2 : d.pair0 ? 1 : width_ / 2 - 1;
+    // The axis's lines: N/2 row pairs (N rows as channel pairs); M/2 - 1 column pairs, or pair 0.
+    const int axis_lines = rows ? (s.channel_pairs ? height_ : height_ / 2) : d.pair0 ? 1 : width_ / 2 - 1;
     s.line_count = axis_lines * s.sublines;
     const ComputeTuning& t = *tuning_;
     s.radix = line_radix(t, options_.compute_radix, s.length);
@@ -522,19 +537,21 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     return s;
 }
 
-bool ComputeFft::between_dispatches(const Texture* t) const {
-    // Only where the rows take the four-step route: its row steps' warps each cover one row (their
-    // lanes neighbouring sub-lines, along x). Whole rows of up to 2048 already write two rows a
-    // warp (lines a and a + 1 in neighbouring lanes), and the columns read a row pair's rows
-    // faster where they lie N/2 apart: H100, 2026-11-24, every texture between dispatches so laid
-    // out: 8192^2 12.53 -> 11.31 ms, but 4096^2 1.203 -> 1.236, 3840x2160 0.711 -> 0.756,
-    // 2048x1024 0.134 -> 0.155 (src/README.md, "What bounds a line dispatch").
-    return split(width_).size() > 1 && (t == &rows_out_.texture() || t == &columns_out_.texture() || t == &scratch_.texture());
+int ComputeFft::rows_layout(const Texture* t) const {
+    if (t != &rows_out_.texture() && t != &columns_out_.texture() && t != &scratch_.texture()) return 0;
+    if (channel_rows_) return 2;
+    // Neighbouring rows only where the rows take the four-step route: its row steps' warps each
+    // cover one row (their lanes neighbouring sub-lines, along x). Whole rows of up to 2048 already
+    // write two rows a warp (lines a and a + 1 in neighbouring lanes), and the columns read a row
+    // pair's rows faster where they lie N/2 apart: H100, 2026-11-24, every texture between
+    // dispatches so laid out: 8192^2 12.53 -> 11.31 ms, but 4096^2 1.203 -> 1.236, 3840x2160
+    // 0.711 -> 0.756, 2048x1024 0.134 -> 0.155 (src/README.md, "What bounds a line dispatch").
+    return split(width_).size() > 1 ? 1 : 0;
 }
 
 bool ComputeFft::neighbouring_rows(const Dispatch& d) const {
-    const bool reads = (d.load == Load::RowPair || d.load == Load::Untangled) && between_dispatches(d.source);
-    const bool writes = (d.store == Store::RowPair || d.store == Store::RowPairs) && between_dispatches(d.target);
+    const bool reads = (d.load == Load::RowPair || d.load == Load::Untangled) && rows_layout(d.source) == 1;
+    const bool writes = (d.store == Store::RowPair || d.store == Store::RowPairs) && rows_layout(d.target) == 1;
     return reads || writes;
 }
 
@@ -563,8 +580,8 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "HEIGHT " + std::to_string(height_),
         "TWIDDLE_BUFFER " + std::to_string(buffers_ ? 1 : 0),
         "SHARED_TWIDDLES " + std::to_string(s.shared_twiddles ? 1 : 0),
-        "H_SOURCE " + std::to_string(between_dispatches(d.source) ? 1 : 0),
-        "H_TARGET " + std::to_string(between_dispatches(d.target) ? 1 : 0),
+        "H_SOURCE " + std::to_string(rows_layout(d.source)),
+        "H_TARGET " + std::to_string(rows_layout(d.target)),
         "FORWARD_TRANSFORM " + stage_calls(forward, s.length, "-1.0", s.forward_buffer),
         "FORWARD_FIRST " + std::to_string(forward.front()),
         "FORWARD_LAST " + std::to_string(forward.back()),
@@ -578,6 +595,7 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     if (d.filter_tail) defines.push_back("FILTER_TAIL");
     if (s.fused_a) defines.push_back("FUSED_A");
     if (d.pair0) defines.push_back("PAIR0");
+    if (s.channel_pairs) defines.push_back("CHANNEL_PAIRS");
     return ProgramSpec{"", "fft_line.comp", defines, false};
 }
 
@@ -587,7 +605,12 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
         const bool rows = p.axis == Axis::Rows;
         std::vector<Dispatch> steps;
         Dispatch whole{p.axis, false, 0, p.load, p.transform, p.store, p.source, p.target, p.scale, p.gain, p.label};
-        const std::vector<int> parts = split(rows ? width_ : height_);
+        const bool channels = rows && channel_rows_;
+        if (channels) {  // every row pass reads and writes row pairs
+            whole.load = Load::RowChannels;
+            whole.store = Store::RowChannels;
+        }
+        const std::vector<int> parts = channels ? std::vector<int>{width_} : split(rows ? width_ : height_);
         // The four-step route's steps: complex lines as row or column pairs between them.
         const Load load_pair = rows ? Load::RowPair : Load::ColumnPair;
         const Store store_pair = rows ? Store::RowPair : Store::ColumnPair;
@@ -655,8 +678,9 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
                          : s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer"
                                                                 : "") +
                         (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + " column pairs side by side" : "") +
-                        (s.fold > 1 ? ", folded: " + std::to_string(s.fold) + " channel phases" : "") +
+                        (s.fold > 1 && !s.channel_pairs ? ", folded: " + std::to_string(s.fold) + " channel phases" : "") +
                         (neighbouring_rows(d) ? ", row pairs in neighbouring rows" : "") +
+                        (s.channel_pairs ? ", rows as channel pairs" : "") +
                         (s.fused_a ? ", step A in its loads" : ""));
     }
     return lines;
@@ -684,7 +708,8 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
         bind(0, d.source);
         bind(2, &twiddles_.at(s.full));
         if (buffers_) twiddle_buffers_.at(s.full).bind(0);
-        if (s.fold > 1) parts_.bind(1);
+        const bool parts = s.fold > 1 && !s.channel_pairs;
+        if (parts) parts_.bind(1);
         glBindImageTexture(0, d.target->id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, half(*d.target) ? GL_RGBA16F : GL_RGBA32F);
         const int x = std::min(s.groups, 32768), y = (s.groups + x - 1) / x;
         glDispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>(y), 1);
@@ -693,7 +718,7 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
         // What one dispatch wrote, the next reads as a texture; the caller may read it back or
         // draw from it; the next folded dispatch writes the parts buffer this one read.
         glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT |
-                        GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT | (s.fold > 1 ? GL_SHADER_STORAGE_BARRIER_BIT : 0));
+                        GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT | (parts ? GL_SHADER_STORAGE_BARRIER_BIT : 0));
         if (profile) {
             timed.push_back(i);
             bytes.push_back(since);
@@ -727,8 +752,8 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
 double ComputeFft::bytes_moved(const Dispatch& d, const Shape& s) {
     // Every line element is one complex RGBA value: two texels read (a row pair, a column pair, or
     // the four texels of Eq. 8 for two elements), two written, two of the kernel's spectrum read
-    // where the dispatch multiplies.
-    const double elements = static_cast<double>(s.line_count) * s.length * s.fold;
+    // where the dispatch multiplies; as channel pairs, one texel a position of a row, in and out.
+    const double elements = static_cast<double>(s.line_count) * s.length * s.fold / (s.channel_pairs ? 2 : 1);
     auto texel = [](const Texture& t) { return half(t) ? 8.0 : 16.0; };
     const bool multiplies = d.transform == Transform::Filter;
     return elements * 2 * (texel(*d.source) + texel(*d.target) + (multiplies ? 16.0 : 0.0));
@@ -740,6 +765,7 @@ const char* ComputeFft::define_of(Load l) {
         case Load::Untangled: return "LOAD_UNTANGLED";
         case Load::Spectrum: return "LOAD_SPECTRUM";
         case Load::ColumnPair: return "LOAD_COLUMN_PAIR";
+        case Load::RowChannels: return "LOAD_ROW_CHANNELS";
     }
     return "";
 }
@@ -759,6 +785,7 @@ const char* ComputeFft::define_of(Store s) {
         case Store::Spectrum: return "STORE_SPECTRUM";
         case Store::RowPairs: return "STORE_ROW_PAIRS";
         case Store::ColumnPair: return "STORE_COLUMN_PAIR";
+        case Store::RowChannels: return "STORE_ROW_CHANNELS";
     }
     return "";
 }

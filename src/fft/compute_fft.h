@@ -76,7 +76,16 @@ public:
     /// The option value checked: 4, 8, 16, or 0 (auto: by line length).
     static int radix_for(int option);
     /// How a line of `length` is transformed: {length} whole (folded or not), or {L1, L2} (four-step).
+    /// Rows taken as channel pairs (channel_rows()) are whole whatever this says.
     std::vector<int> split(int length) const;
+    /// Whether the rows run as channel pairs (one image row, R + iG and B + iA, in two folded
+    /// halves: fft_line.comp's CHANNEL_PAIRS) instead of row pairs: where a row pair would fill a
+    /// workgroup alone, or not fit one at all (one dispatch a row pass then, not the four-step
+    /// route's two).
+    bool channel_rows() const { return channel_rows_; }
+    /// channel_rows() for rows of `length` with lines up to `most` whole: longer than `most` / 2,
+    /// a multiple of 4, and half of it at most `most`.
+    static bool channel_line(int length, int most);
     /// fold_line() with this transform's options, where the GL has room for the parts buffer.
     int fold(int length) const;
     /// The parts buffer of lines folded `fold` times.
@@ -100,11 +109,12 @@ private:
     enum class Axis { Rows, Columns };
     /// How fft_line.comp reads its lines (LOAD_*): row pairs of a real image, the untangled row
     /// spectra's columns, a spectrum's columns, or the four-step intermediates (row or column pairs).
-    enum class Load { RowPair, Untangled, Spectrum, ColumnPair };
+    /// RowChannels: one image row as two complex channel pairs (channel_rows()).
+    enum class Load { RowPair, Untangled, Spectrum, ColumnPair, RowChannels };
     enum class Transform { Forward, Inverse, Filter };
     /// How it writes them (STORE_*): row pairs, the compressed spectrum (Eq. 10), the row pairs an
     /// inverse column pass leaves, or the four-step intermediates.
-    enum class Store { RowPair, Spectrum, RowPairs, ColumnPair };
+    enum class Store { RowPair, Spectrum, RowPairs, ColumnPair, RowChannels };
     static const char* define_of(Load l);
     static const char* define_of(Transform t);
     static const char* define_of(Store s);
@@ -139,6 +149,7 @@ private:
         int full = 0, length = 0, sublines = 1, line_count = 0, groups = 0;
         int fold = 1;             ///< channel phases (fft_line.comp's FOLD): length = full / fold
         bool fused_a = false;     ///< step B with step A in its loads (fft_line.comp's FUSED_A)
+        bool channel_pairs = false;  ///< rows as channel pairs, folded in two, one phase (fft_line.comp's CHANNEL_PAIRS)
         int radix = 0, lines = 1, components = 0, pad_every = 0;
         int neighbour_pairs = 1;  ///< four-step column steps (B, a filter's tail): column pairs side by side in a workgroup
         LinePlan line;
@@ -152,9 +163,11 @@ private:
     std::vector<Dispatch> dispatches(const std::vector<Pass>& passes) const;
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
-    /// Whether `t` is one of the textures between dispatches, whose row pairs lie in neighbouring
-    /// rows (fft_line.comp's H_SOURCE and H_TARGET).
-    bool between_dispatches(const Texture* t) const;
+    /// How the rows lie in `t` (fft_line.comp's H_SOURCE and H_TARGET): 0 as row pairs N/2 apart
+    /// (the image, the output, and everything where rows are whole); in the textures between
+    /// dispatches, 1 row pairs in neighbouring rows where the rows take the four-step route, 2
+    /// channel pairs where the rows are channel pairs.
+    int rows_layout(const Texture* t) const;
     /// Whether `d` reads or writes row pairs of those textures (so in neighbouring rows).
     bool neighbouring_rows(const Dispatch& d) const;
     /// The global-memory bytes a dispatch reads and writes (Profile::pass_bytes).
@@ -165,6 +178,7 @@ private:
     FftOptions options_;
     PlanChoice plans_;                      // chosen_plans(): by hand (FftOptions::compute_plan) and the device row's
     int shared_bytes_;
+    bool channel_rows_ = false;             // channel_rows()
     const ComputeTuning* tuning_ = nullptr;  // fft/tuning.h: this device's constants
     RenderTarget rows_out_, columns_out_;   // H (tangled row transforms), and the row pairs for the inverse
     RenderTarget scratch_;                  // between the steps of the four-step route, where it runs
