@@ -75,7 +75,7 @@
 //   STORE_SPECTRUM     Eq. 10 times u_gain (pair 0: untangled again, Eq. 9)
 //   STORE_COLUMN_PAIR  as LOAD_COLUMN_PAIR
 //   STORE_ROW_PAIRS    a column line's inverse as tangled row pairs H, for the inverse row pass
-//   CHANNEL_PAIRS      rows too long for a workgroup as row pairs, but not as channel pairs (ROWS,
+//   CHANNEL_PAIRS      rows whose row pair would fill a workgroup alone, or not fit one (ROWS,
 //                      FOLD 2, one phase): line a is image row a alone, its four real channels
 //                      packed as two complex ones (R + iG, B + iA: Eq. 7 across channels), a texel
 //                      an element in and out (LOAD_ROW_CHANNELS, STORE_ROW_CHANNELS); the columns
@@ -703,7 +703,7 @@ void untangle_channels(vec4 g, vec4 h, out vec4 re, out vec4 im) {   // g: (Z1, 
 }
 // Its inverse: the channel pairs' transforms at M - p (hi) and p (lo) from F(M - p) = re + i im.
 void tangle_channels(vec4 re, vec4 im, out vec4 lo, out vec4 hi) {
-    vec4 turn = vec4(-im.y, im.x, -im.w, im.z);   // i G as (R, G) pairs: Z1 = R + i G
+    vec4 turn = vec4(-im.y, im.x, -im.w, im.z);   // i G and i A, as (re, im) parts of Z1 = R + i G, Z2 = B + i A
     hi = re + turn;
     lo = re - turn;
 }

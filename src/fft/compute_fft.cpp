@@ -341,7 +341,7 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
                     shared_bytes(width / 2, 1, 1, 0) <= shared_bytes_;
     rows_out_ = RenderTarget(width, height, options.storage);
     columns_out_ = RenderTarget(width, height, options.storage);
-    if ((split(width).size() > 1 && !channel_rows_) || split(height).size() > 1) scratch_ = RenderTarget(width, height, options.storage);
+    if (axis_split(Axis::Rows).size() > 1 || axis_split(Axis::Columns).size() > 1) scratch_ = RenderTarget(width, height, options.storage);
     // Folded lines: the phases before the last keep 4 / F floats a texel each, F - 1 planes of M x N.
     for (int length : {width, height})
         if (const int f = fold(length); f > 1) {
@@ -406,6 +406,11 @@ std::vector<int> ComputeFft::split(int length) const {
     return parts;
 }
 
+std::vector<int> ComputeFft::axis_split(Axis axis) const {
+    if (axis == Axis::Rows) return channel_rows_ ? std::vector<int>{width_} : split(width_);
+    return split(height_);
+}
+
 bool ComputeFft::channel_line(int length, int most) {
     // Row pairs where two of them fit a workgroup: its warps then store two rows together (lines
     // a and a + 1 in neighbouring lanes), whole 32-byte sectors of NVIDIA's tiling. A row pair
@@ -456,7 +461,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     const bool rows = d.axis == Axis::Rows;
     s.full = rows ? width_ : height_;
     s.channel_pairs = rows && channel_rows_;
-    std::vector<int> parts = s.channel_pairs ? std::vector<int>{s.full} : split(s.full);
+    const std::vector<int> parts = axis_split(d.axis);
     s.fold = s.channel_pairs ? 2 : d.step == 0 ? fold(s.full) : 1;
     s.fused_a = d.step == 2 && fused_step_a(parts);
     s.length = d.step == 0 ? s.full / s.fold : d.step == 1 ? parts[0] : parts[1];
@@ -546,7 +551,7 @@ int ComputeFft::rows_layout(const Texture* t) const {
     // pair's rows faster where they lie N/2 apart: H100, 2026-11-24, every texture between
     // dispatches so laid out: 8192^2 12.53 -> 11.31 ms, but 4096^2 1.203 -> 1.236, 3840x2160
     // 0.711 -> 0.756, 2048x1024 0.134 -> 0.155 (src/README.md, "What bounds a line dispatch").
-    return split(width_).size() > 1 ? 1 : 0;
+    return axis_split(Axis::Rows).size() > 1 ? 1 : 0;
 }
 
 bool ComputeFft::neighbouring_rows(const Dispatch& d) const {
@@ -605,12 +610,11 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
         const bool rows = p.axis == Axis::Rows;
         std::vector<Dispatch> steps;
         Dispatch whole{p.axis, false, 0, p.load, p.transform, p.store, p.source, p.target, p.scale, p.gain, p.label};
-        const bool channels = rows && channel_rows_;
-        if (channels) {  // every row pass reads and writes row pairs
+        if (rows && channel_rows_) {  // the row passes' row pairs as channel pairs
             whole.load = Load::RowChannels;
             whole.store = Store::RowChannels;
         }
-        const std::vector<int> parts = channels ? std::vector<int>{width_} : split(rows ? width_ : height_);
+        const std::vector<int> parts = axis_split(p.axis);
         // The four-step route's steps: complex lines as row or column pairs between them.
         const Load load_pair = rows ? Load::RowPair : Load::ColumnPair;
         const Store store_pair = rows ? Store::RowPair : Store::ColumnPair;

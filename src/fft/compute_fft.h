@@ -163,6 +163,8 @@ private:
     std::vector<Dispatch> dispatches(const std::vector<Pass>& passes) const;
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
+    /// split() of the axis's lines: rows as channel pairs whole.
+    std::vector<int> axis_split(Axis axis) const;
     /// How the rows lie in `t` (fft_line.comp's H_SOURCE and H_TARGET): 0 as row pairs N/2 apart
     /// (the image, the output, and everything where rows are whole); in the textures between
     /// dispatches, 1 row pairs in neighbouring rows where the rows take the four-step route, 2
