@@ -2,7 +2,7 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe
+#   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
 #                                        batch sizes sizes_variants plans waves compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -179,4 +179,7 @@ if has stream; then  # images larger than memory (test/bench_stream.sh): the inp
 fi
 if has probe; then
     [ -x bin/bench/passprobe ] && run probe bin/bench/passprobe 1024
+fi
+if has lineprobe && [ -x bin/bench/lineprobe ]; then  # each line dispatch's memory pattern alone (make bench)
+    for n in ${LINEPROBE_SIZES:-4096 8192}; do TAIL=40 run "lineprobe_$n" bin/bench/lineprobe "$n" "$peak"; done
 fi

@@ -1,0 +1,75 @@
+// lineprobe.comp: the memory pattern of one line dispatch of fft_line.comp alone (bin/bench/lineprobe),
+// no arithmetic: each invocation loads its elements (texels, and the mirror line's where MIRROR), then
+// stores each where it was read. Not part of the chain.
+//
+// A dispatch covers AXIS_LINES lines across the axis (columns 1 .. AXIS_LINES, mirrored at M - x; or
+// rows 0 .. AXIS_LINES - 1, mirrored at y + N/2), each in SUBLINES sub-lines: element n of sub-line s
+// lies at s SUB_STEP + n STRIDE along the axis (a four-step step A: SUB_STEP 1, STRIDE L2; step B:
+// SUB_STEP L1, STRIDE 1; whole lines: SUBLINES 1). A workgroup holds LINES lines as PAIRS
+// neighbouring lines times LINES / PAIRS neighbouring sub-lines, lane-interleaved as fft_line.comp:
+// invocation i is thread i / LINES of lane-line i % LINES; thread t holds elements t + THREADS e,
+// e < ELEMENTS. ORDER 0: neighbouring workgroups take neighbouring lines; 1: neighbouring sub-lines.
+layout(local_size_x = GROUP_SIZE) in;   // THREADS * LINES, a literal
+#if BUFFER
+// Linear storage buffers instead (row-major: texel (x, y) at y WIDTH + x).
+layout(std430, binding = 0) restrict readonly buffer Source { vec4 src[]; };
+layout(std430, binding = 1) restrict writeonly buffer Target { vec4 dst[]; };
+vec4 load(ivec2 p) { return src[uint(p.y) * uint(WIDTH) + uint(p.x)]; }
+void save(ivec2 p, vec4 v) { dst[uint(p.y) * uint(WIDTH) + uint(p.x)] = v; }
+#else
+layout(binding = 0) uniform sampler2DRect u_src;
+layout(rgba32f, binding = 0) uniform writeonly image2DRect u_dst;
+vec4 load(ivec2 p) { return texelFetch(u_src, p); }
+void save(ivec2 p, vec4 v) { imageStore(u_dst, p, v); }
+#endif
+#if SHARED_VEC4S > 0
+// Occupancy as a line dispatch's: shared memory that only limits the workgroups an SM holds.
+shared vec4 s_occupy[SHARED_VEC4S];
+#endif
+
+const int G = LINES, C = PAIRS, T = THREADS, E = ELEMENTS;
+const int LINE_BLOCKS = (AXIS_LINES + C - 1) / C;
+const int SUB_BLOCKS = (SUBLINES + G / C - 1) / (G / C);
+
+ivec2 at(int line, int along, bool mirror) {
+#if COLUMNS
+    return ivec2(mirror ? WIDTH - 1 - line : 1 + line, along);
+#else
+    return ivec2(along, mirror ? line + HEIGHT / 2 : line);
+#endif
+}
+
+void main() {
+    int i = int(gl_LocalInvocationIndex), g = i % G, t = i / G;
+    int w = int(gl_WorkGroupID.x);
+#if ORDER == 0
+    int lb = w % LINE_BLOCKS, sb = w / LINE_BLOCKS;
+#else
+    int sb = w % SUB_BLOCKS, lb = w / SUB_BLOCKS;
+#endif
+    int line = lb * C + g % C, s = sb * (G / C) + g / C;
+#if SHARED_VEC4S > 0
+    s_occupy[i % SHARED_VEC4S] = vec4(float(w));
+    barrier();
+    if (s_occupy[(i + 1) % SHARED_VEC4S].x < 0.0) return;   // never: keeps the array
+#endif
+    if (line >= AXIS_LINES || s >= SUBLINES) return;
+    vec4 v[E];
+#if MIRROR
+    vec4 u[E];
+#endif
+    for (int e = 0; e < E; ++e) {
+        int along = s * SUB_STEP + (t + T * e) * STRIDE;
+        v[e] = load(at(line, along, false));
+#if MIRROR
+        u[e] = load(at(line, along, true));
+#endif
+    }
+    for (int e = 0; e < E; ++e) {
+        int along = s * SUB_STEP + (t + T * e) * STRIDE;
+        save(at(line, along, false), v[e]);
+#if MIRROR
+        save(at(line, along, true), u[e]);
+#endif
+    }
+}

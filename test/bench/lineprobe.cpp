@@ -1,0 +1,197 @@
+// lineprobe: what the memory system gives each line dispatch's access pattern, apart from its
+// arithmetic. Times test/bench/lineprobe.comp (loads then stores of the texels a dispatch of
+// fft_line.comp touches, the same lanes, workgroups and order, nothing computed) on a square
+// RGBA32F texture, with GL timer queries, and prints each pattern's GB/s against the chip's peak.
+// Usage:
+//   lineprobe SIZE [PEAK_GB/S] [PATTERN ...]
+// A PATTERN is NAME:key=value,... with keys axis (rows|columns), len (elements a sub-line),
+// stride, step (sub-line spacing), subs (sub-lines a line), lines (a workgroup's), pairs
+// (neighbouring lines among them), elems (a thread's), order (0: workgroups along lines first,
+// 1: along sub-lines), mirror (0|1: also the mirror column M - x or row y + N/2), count (lines
+// across the axis). Without patterns: the four-step, whole-line and channel-row patterns of SIZE.
+#include "app/cli.h"
+#include "base/parse.h"
+#include "gl/buffer.h"
+#include "gl/context.h"
+#include "gl/program.h"
+#include "gl/texture.h"
+#include "gl/timer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace gpufft;
+
+namespace {
+
+struct ProbeSource {
+    const char* name;
+    const char* text;
+};
+const ProbeSource kProbes[] = {
+#include "bench_programs.inc"
+};
+
+struct Pattern {
+    std::string name;
+    std::map<std::string, int> v;  // axis: 0 rows, 1 columns
+};
+
+Pattern parse_pattern(const std::string& text, int size) {
+    Pattern p;
+    const size_t colon = text.find(':');
+    if (colon == std::string::npos) throw UsageError("pattern '" + text + "': NAME:key=value,... expected");
+    p.name = text.substr(0, colon);
+    p.v = {{"axis", 1}, {"len", size}, {"stride", 1}, {"step", size}, {"subs", 1}, {"lines", 1}, {"pairs", 1},
+           {"elems", 4}, {"order", 1}, {"mirror", 1}, {"count", -1}, {"buffer", 0}, {"shared", 0}};
+    std::stringstream items(text.substr(colon + 1));
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        const size_t eq = item.find('=');
+        const std::string key = item.substr(0, eq);
+        if (eq == std::string::npos || !p.v.count(key)) throw UsageError("pattern '" + text + "': unknown item '" + item + "'");
+        const std::string value = item.substr(eq + 1);
+        p.v[key] = key == "axis" ? (value == "rows" ? 0 : value == "columns" ? 1 : throw UsageError("axis: rows or columns"))
+                                 : parse_int(value, key.c_str(), 0, 1 << 20);
+    }
+    if (p.v["count"] < 0) p.v["count"] = p.v["axis"] ? size / 2 - 1 : (p.v["mirror"] ? size / 2 : size);
+    return p;
+}
+
+std::vector<std::string> default_patterns(int size) {
+    const std::string mirrored_rows = "axis=rows,mirror=1";
+    std::vector<std::string> out;
+    if (size > 4096) {
+        // The classic four-step split's steps at F = size: sub-lines of 128 (16384) or 128 / 64.
+        const int l2 = size == 16384 ? 128 : 64, l1 = size / l2;
+        const std::string a = "len=" + std::to_string(l1) + ",stride=" + std::to_string(l2) + ",step=1,subs=" + std::to_string(l2);
+        const std::string b = "len=" + std::to_string(l2) + ",stride=1,step=" + std::to_string(l2) + ",subs=" + std::to_string(l1);
+        const int threads_a = l1 / 4;
+        for (int lines : {16, 32})
+            for (int pairs : {1, 2, 4, 8, 16})
+                if (lines * threads_a <= 1024)
+                    out.push_back("colA_g" + std::to_string(lines) + "c" + std::to_string(pairs) + ":" + a + ",lines=" + std::to_string(lines) +
+                                  ",pairs=" + std::to_string(pairs));
+        out.push_back("colA_g16c1_o0:" + a + ",lines=16,order=0");
+        out.push_back("colA_g16c16_o0:" + a + ",lines=16,pairs=16,order=0");
+        for (int pairs : {1, 2, 4, 8})
+            out.push_back("colB_g16c" + std::to_string(pairs) + ":" + b + ",lines=16,pairs=" + std::to_string(pairs));
+        out.push_back("rowA_g4:" + mirrored_rows + "," + a + ",lines=4");
+        out.push_back("rowB_g4:" + mirrored_rows + "," + b + ",lines=4");
+    }
+    // Whole lines of 4096 texels: channel-pair rows (a texel an element, one or two rows a
+    // workgroup) and column pairs (two texels an element).
+    const int whole = std::min(size, 8192), per_thread = std::max(whole / 1024, 1);
+    for (int lines : {1, 2})
+        out.push_back("rowCh" + std::to_string(whole) + "_g" + std::to_string(lines) + ":axis=rows,mirror=0,len=" + std::to_string(whole) +
+                      ",lines=" + std::to_string(lines) + ",elems=" + std::to_string(per_thread * lines));
+    out.push_back("col" + std::to_string(whole) + "_g1:len=" + std::to_string(whole) + ",lines=1,elems=" + std::to_string(per_thread));
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const int size = argc > 1 ? parse_int(argv[1], "size", 256, 16384) : 4096;
+        const double peak = argc > 2 ? parse_double(argv[2], "peak", 1, 1e5) : 3350;
+        std::vector<std::string> texts(argv + std::min(argc, 3), argv + argc);
+        if (texts.empty()) texts = default_patterns(size);
+        for (const ProbeSource& p : kProbes) add_program_source(p.name, p.text);
+        HeadlessContext context;
+        ProgramCache programs;
+        std::printf("lineprobe on %s: %dx%d RGBA32F, median of timer queries, GB/s against %.0f\n", describe_gl().c_str(), size, size, peak);
+        Texture src(size, size);
+        RenderTarget dst(size, size);
+        // Every texel distinct, so that a check (sizes up to 1024) sees each pattern copy what its
+        // bytes count, each texel once.
+        std::vector<float> texels(static_cast<size_t>(size) * size * 4);
+        for (size_t k = 0; k < texels.size(); ++k) texels[k] = static_cast<float>(k / 4 + 1);
+        src.upload(texels.data());
+        // The same texels in linear storage buffers, for patterns with buffer=1 (where the GL's
+        // largest storage block holds a whole texture).
+        const size_t bytes_all = texels.size() * sizeof(float);
+        GLint64 max_block = 0;
+        glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block);
+        StorageBuffer src_buffer, dst_buffer;
+        const bool buffers = static_cast<GLint64>(bytes_all) <= max_block;
+        if (buffers) {
+            src_buffer = StorageBuffer(texels.data(), bytes_all);
+            dst_buffer.reserve(bytes_all, "target buffer");
+        }
+        std::printf("%-18s %9s %9s %8s %6s  pattern\n", "name", "us", "MB", "GB/s", "peak");
+        for (const std::string& text : texts) {
+            Pattern p = parse_pattern(text, size);
+            auto& v = p.v;
+            const int threads = v["len"] / v["elems"];
+            if (threads * v["elems"] != v["len"] || threads * v["lines"] > 1024 || v["lines"] % v["pairs"])
+                throw UsageError("pattern '" + text + "': len / elems threads a line, at most 1024 a workgroup, pairs dividing lines");
+            const std::vector<std::string> defines = {
+                "COLUMNS " + std::to_string(v["axis"]), "WIDTH " + std::to_string(size), "HEIGHT " + std::to_string(size),
+                "AXIS_LINES " + std::to_string(v["count"]), "SUBLINES " + std::to_string(v["subs"]), "SUB_STEP " + std::to_string(v["step"]),
+                "STRIDE " + std::to_string(v["stride"]), "LINES " + std::to_string(v["lines"]), "PAIRS " + std::to_string(v["pairs"]),
+                "THREADS " + std::to_string(threads), "ELEMENTS " + std::to_string(v["elems"]), "ORDER " + std::to_string(v["order"]),
+                "MIRROR " + std::to_string(v["mirror"]), "GROUP_SIZE " + std::to_string(threads * v["lines"]),
+                "BUFFER " + std::to_string(v["buffer"]), "SHARED_VEC4S " + std::to_string(v["shared"] * 64)};
+            const GlProgram& prog = programs.get({"", "lineprobe.comp", defines, false});
+            const long long line_blocks = (v["count"] + v["pairs"] - 1) / v["pairs"];
+            const int per_group = v["lines"] / v["pairs"];
+            const long long groups = line_blocks * ((v["subs"] + per_group - 1) / per_group);
+            if (v["buffer"] && !buffers) {
+                std::printf("%-18s skipped: %zu bytes, the GL's largest storage block %lld\n", p.name.c_str(), bytes_all, static_cast<long long>(max_block));
+                continue;
+            }
+            prog.use();
+            glActiveTexture(GL_TEXTURE0);
+            glBindTexture(GL_TEXTURE_RECTANGLE, src.id());
+            glBindImageTexture(0, dst.texture().id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+            if (buffers) {
+                src_buffer.bind(0);
+                dst_buffer.bind(1);
+            }
+            auto dispatch = [&] {
+                glDispatchCompute(static_cast<GLuint>(groups), 1, 1);
+                glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+            };
+            dst.texture().clear();
+            if (buffers) {
+                const std::vector<float> zeros(texels.size(), 0.0f);
+                dst_buffer.write(zeros.data(), bytes_all);
+            }
+            dispatch();
+            const double elements = (v["mirror"] + 1) * double(v["count"]) * v["subs"] * v["len"];
+            if (size <= 1024) {
+                std::vector<float> out = dst.download();
+                if (v["buffer"]) dst_buffer.read(out.data(), bytes_all);
+                long long copied = 0;
+                for (size_t k = 0; k < out.size(); k += 4) {
+                    if (out[k] == 0) continue;
+                    if (out[k] != texels[k]) throw GlError(p.name + ": texel " + std::to_string(k / 4) + " stored in the wrong place");
+                    ++copied;
+                }
+                if (copied != static_cast<long long>(elements))
+                    throw GlError(p.name + ": " + std::to_string(copied) + " texels copied, " + std::to_string(static_cast<long long>(elements)) + " counted");
+            }
+            GpuTimer timer;
+            std::vector<double> us;
+            for (int r = 0; r < 7; ++r) {
+                timer.begin();
+                for (int k = 0; k < 5; ++k) dispatch();
+                timer.end();
+                us.push_back(timer.milliseconds() * 1e3 / 5);
+            }
+            check_gl(p.name.c_str());
+            const double t = median(us);
+            const double bytes = 2.0 * 16 * elements;
+            std::printf("%-18s %9.1f %9.1f %8.0f %5.0f%%  %s\n", p.name.c_str(), t, bytes * 1e-6, bytes / t * 1e-3, bytes / t * 1e-3 / peak * 100,
+                        text.substr(text.find(':') + 1).c_str());
+        }
+        return kExitOk;
+    } catch (const std::exception& e) {
+        return report("lineprobe", e.what(), kExitFailed);
+    }
+}
