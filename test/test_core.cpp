@@ -294,26 +294,34 @@ TEST(compute_twiddles_take_both_paths) {
     }
 }
 
-// The four-step column steps run 16 sub-lines a workgroup, step B two column pairs side by side
-// (fft_line.comp's NEIGHBOUR_PAIRS): the numerical tests above cover both lane layouts only if
-// the four-step chain's dispatches take them (64 x 256: columns of 16 x 16; 120 x 72: step B's
-// 12 sub-lines in blocks of 8, the last one partial).
+// The four-step column steps run their sub-lines with two column pairs side by side (fft_line.comp's
+// NEIGHBOUR_PAIRS > 1: step A, step B and the classic filter's A inverse), the row steps and the
+// columns' pair 0 one line of neighbouring sub-lines (NEIGHBOUR_PAIRS 1): the numerical tests above
+// cover both lane layouts only if the four-step chain's dispatches take them (64 x 256: columns of
+// 16 x 16; 120 x 72: step B's 12 sub-lines in blocks of 8, the last one partial).
 TEST(four_step_columns_take_both_lane_layouts) {
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
         for (Size size : {Size{64, 256}, Size{120, 72}}) {
             auto* fft = compute_fft(size, chain.options, chain.name);
             if (!fft) continue;
-            int a_steps = 0, b_steps = 0;
+            int a_steps = 0, b_steps = 0, single = 0;
             for (const std::string& d : fft->describe_dispatches()) {
                 const std::string label = d.substr(0, d.find(':'));
-                if (label.rfind("columns", 0) != 0 || label.find("(pair 0)") != std::string::npos) continue;
-                const bool b = label.find(" B") != std::string::npos, a = label.find(" A") != std::string::npos;
-                a_steps += a;
-                b_steps += b;
-                EXPECT((d.find("column pairs side by side") != std::string::npos) == b, chain.name, ": ", d);
+                const bool step = label.find(" A") != std::string::npos || label.find(" B") != std::string::npos;
+                const bool paired = d.find("column pairs side by side") != std::string::npos;
+                if (!step) continue;
+                if (label.rfind("columns", 0) != 0 || label.find("(pair 0)") != std::string::npos) {
+                    EXPECT(!paired, chain.name, ": ", d);
+                    ++single;
+                    continue;
+                }
+                a_steps += label.find(" A") != std::string::npos;
+                b_steps += label.find(" B") != std::string::npos;
+                EXPECT(paired, chain.name, ": ", d);
             }
-            EXPECT(a_steps >= 1 && b_steps >= 1, chain.name, ": ", a_steps, " column A steps, ", b_steps, " B steps");
+            EXPECT(a_steps >= 1 && b_steps >= 1 && single >= 1, chain.name, ": ", a_steps, " column A steps, ", b_steps, " B steps, ", single,
+                   " steps of one column pair or row");
         }
     }
 }
@@ -363,7 +371,8 @@ TEST(rows_take_channel_pairs_where_a_row_pair_fills_a_workgroup) {
 // side), longer ones the classic route of two dispatches a line, and a filter's columns there
 // three (forward A; B forward, multiply and inverse; A inverse): the numerical tests above cover
 // both routes only if the four-step chain takes both (columns over 16: 24 in halves, 256 and 64
-// classic).
+// classic), and the classic route's column pairs side by side in step A only if its A steps take
+// them.
 TEST(four_step_takes_fused_and_classic_routes) {
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
@@ -371,7 +380,7 @@ TEST(four_step_takes_fused_and_classic_routes) {
             auto* fft = compute_fft(size, chain.options, chain.name);
             if (!fft) continue;
             const bool halves = size.n == 24;
-            int fused = 0, a_steps = 0, tails = 0, column_steps = 0;
+            int fused = 0, a_steps = 0, tails = 0, column_steps = 0, paired_a = 0;
             for (const std::string& d : fft->describe_dispatches()) {
                 const std::string label = d.substr(0, d.find(':'));
                 const bool column = label.rfind("columns", 0) == 0, pair0 = label.find("(pair 0)") != std::string::npos;
@@ -380,6 +389,8 @@ TEST(four_step_takes_fused_and_classic_routes) {
                 if (column && !pair0) {
                     ++column_steps;
                     if (label.find(" A'") != std::string::npos && halves) tails += d.find("4 column pairs side by side") != std::string::npos;
+                    // The classic route's step A and A inverse: 2 column pairs side by side (tuning).
+                    if (label.find(" A") != std::string::npos && !halves) paired_a += d.find("2 column pairs side by side") != std::string::npos;
                 }
             }
             const std::string at = chain.name + " at " + std::to_string(size.m) + "x" + std::to_string(size.n) + ": ";
@@ -387,7 +398,8 @@ TEST(four_step_takes_fused_and_classic_routes) {
                 EXPECT(fused == 2 && a_steps == 0 && tails == 1 && column_steps == 2, at, fused, " fused dispatches, ", a_steps,
                        " A steps, ", tails, " tails with column pairs side by side, ", column_steps, " column dispatches");
             else
-                EXPECT(fused == 0 && column_steps == 3, at, fused, " fused dispatches, ", column_steps, " column dispatches");
+                EXPECT(fused == 0 && column_steps == 3 && paired_a == 2, at, fused, " fused dispatches, ", column_steps,
+                       " column dispatches, ", paired_a, " A steps with column pairs side by side");
         }
     }
 }

@@ -7,7 +7,7 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // Mesa's llvmpipe and the like: a JIT for which big unrolled programs are slow to compile
         // (radix 16: 10-20 s; radix 4 with 2 components: about 1 s), while the CPU gains nothing
         // from fewer exchange rounds: at most 2 components.
-        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 16, 2, 1024, 2, 2, 4096, true, 1024, "", 0, 4};
+        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 16, 2, 2, 1024, 2, 2, 4096, true, 1024, "", 0, 4};
     static const ComputeTuning gpu = {
         // Measured on NVIDIA's H200 and H100 (src/README.md); the default for other GPUs too.
         // 1000 as 8 5 5 5 (200 threads) against the planner's 4 2 5 5 5: 0.0936-0.0943 against
@@ -27,7 +27,12 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // A fused four-step filter's last step (lines of 2) with 4 column pairs side by side: 8192^2
         // 0.977 against 2.279 ms a dispatch (8 and 16 pairs the same as 4), the filter 7.97 against
         // 9.30 ms; 6000^2 0.533 against 0.719, 4.69 against 4.87 (H100, 2026-11-24, two rounds).
-        "GPU", 4, 8, 1024, 4, 4, 2, 4, 16, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4};
+        // The classic four-step column steps (16384^2) with 32 sub-lines a workgroup and step A as 2
+        // neighbouring column pairs of 16 (the fastest copy pattern of bin/bench/lineprobe): 38.05
+        // and 38.09 ms against 41.03 twice for 16 sub-lines with A one column pair (steps A / B / A'
+        // 6.35 / 7.73 / 6.70 against 7.49 / 8.29 / 7.90 ms); 8192^2 (fused) unchanged; step B as 4
+        // or 8 pairs slower, 41.4 and 48.5 ms (H200, 2026-11-25, processes alternating, two rounds).
+        "GPU", 4, 8, 1024, 4, 4, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4};
     return software_rasterizer ? software : gpu;
 }
 

@@ -14,7 +14,8 @@ struct ComputeTuning {
     int row_lines = 4;                ///< lines per workgroup: rows (a warp covers a 2D texture patch)
     int column_lines = 2;             ///< columns
     int mixed_column_lines = 2;       ///< whole columns longer than `short_column_length` with factors 3, 5 or 7, where their registers fit (compute_fft.cpp)
-    int column_step_lines = 16;       ///< the four-step column steps (neighbouring sub-lines: a warp's rows adjacent)
+    int column_step_lines = 32;       ///< the four-step column steps (neighbouring sub-lines: a warp's rows adjacent)
+    int column_step_a_pairs = 2;      ///< step A (and a classic filter's A inverse): that many neighbouring column pairs side by side
     int column_step_b_pairs = 2;      ///< step B: that many neighbouring column pairs side by side, lines / pairs sub-lines each
     int short_column_length = 1024;   ///< whole column lines up to this length run one per workgroup,
     int short_column_components = 4;  ///< with at most this many floats per shared-memory round
