@@ -16,6 +16,7 @@
 #include "gl/program.h"
 #include "gl/texture.h"
 #include "gl/timer.h"
+#include "probes.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -27,14 +28,6 @@
 using namespace gpufft;
 
 namespace {
-
-struct ProbeSource {
-    const char* name;
-    const char* text;
-};
-const ProbeSource kProbes[] = {
-#include "bench_programs.inc"
-};
 
 struct Pattern {
     std::string name;
@@ -101,7 +94,7 @@ int main(int argc, char** argv) {
         const double peak = argc > 2 ? parse_double(argv[2], "peak", 1, 1e5) : 3350;
         std::vector<std::string> texts(argv + std::min(argc, 3), argv + argc);
         if (texts.empty()) texts = default_patterns(size);
-        for (const ProbeSource& p : kProbes) add_program_source(p.name, p.text);
+        bench::add_probe_programs();
         HeadlessContext context;
         ProgramCache programs;
         std::printf("lineprobe on %s: %dx%d RGBA32F, median of timer queries, GB/s against %.0f\n", describe_gl().c_str(), size, size, peak);
@@ -176,16 +169,8 @@ int main(int argc, char** argv) {
                 if (copied != static_cast<long long>(elements))
                     throw GlError(p.name + ": " + std::to_string(copied) + " texels copied, " + std::to_string(static_cast<long long>(elements)) + " counted");
             }
-            GpuTimer timer;
-            std::vector<double> us;
-            for (int r = 0; r < 7; ++r) {
-                timer.begin();
-                for (int k = 0; k < 5; ++k) dispatch();
-                timer.end();
-                us.push_back(timer.milliseconds() * 1e3 / 5);
-            }
+            const double t = bench::time_us(dispatch, 5);
             check_gl(p.name.c_str());
-            const double t = median(us);
             const double bytes = 2.0 * 16 * elements;
             std::printf("%-18s %9.1f %9.1f %8.0f %5.0f%%  %s\n", p.name.c_str(), t, bytes * 1e-6, bytes / t * 1e-3, bytes / t * 1e-3 / peak * 100,
                         text.substr(text.find(':') + 1).c_str());

@@ -8,6 +8,7 @@
 #include "gl/quad.h"
 #include "gl/texture.h"
 #include "gl/timer.h"
+#include "probes.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,37 +17,10 @@
 
 using namespace gpufft;
 
-namespace {
-
-struct ProbeSource {
-    const char* name;
-    const char* text;
-};
-const ProbeSource kProbes[] = {
-#include "bench_programs.inc"
-};
-
-/// Median microseconds of `draw` (GPU time of `batch` repetitions, divided).
-template <typename F>
-double time_us(F draw, int batch = 10, int runs = 7) {
-    GpuTimer timer;
-    draw();  // warm-up
-    std::vector<double> us;
-    for (int r = 0; r < runs; ++r) {
-        timer.begin();
-        for (int i = 0; i < batch; ++i) draw();
-        timer.end();
-        us.push_back(timer.milliseconds() * 1e3 / batch);
-    }
-    return median(us);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
     try {
         int size = argc > 1 ? parse_int(argv[1], "size", 64, 16384) : 1024;
-        for (const ProbeSource& p : kProbes) add_program_source(p.name, p.text);
+        bench::add_probe_programs();
         HeadlessContext context;
         require_fragment_chain_support();
         ProgramCache programs;
@@ -91,7 +65,7 @@ int main(int argc, char** argv) {
                     glActiveTexture(GL_TEXTURE0);
                     glBindTexture(GL_TEXTURE_RECTANGLE, src.id());
                     quads.bind();
-                    double us = time_us([&] { quads.draw(all); });
+                    double us = bench::time_us([&] { quads.draw(all); });
                     double bytes = fragments * targets * (storage == Storage::Float32 ? 16 : 8);
                     char cell[64];
                     std::snprintf(cell, sizeof cell, "%7.1f (%4.2f, %5.0f)", us, fragments / us * 1e-3, bytes / us * 1e-3);
@@ -117,7 +91,7 @@ int main(int argc, char** argv) {
                 glActiveTexture(GL_TEXTURE0);
                 glBindTexture(GL_TEXTURE_RECTANGLE, src.id());
                 glBindImageTexture(0, dst.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
-                double us = time_us([&] {
+                double us = bench::time_us([&] {
                     glDispatchCompute(static_cast<GLuint>(size / 16), static_cast<GLuint>(size / 16), 1);
                     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
                 });
