@@ -24,11 +24,12 @@
 // A workgroup holds LINES lines (G), lane-interleaved: invocation i is thread i / G of line i % G,
 // so a warp reads G neighbouring rows (or columns) together, the 2D footprint the GPU's tiled
 // texture layout serves fastest (measured on the H200: a row-by-row pattern ran 3-4x slower). In
-// the four-step steps the G lines are neighbouring sub-lines (rows' steps; columns' pair 0), or,
-// with NEIGHBOUR_PAIRS C (the columns' steps), C neighbouring column pairs of G / C sub-lines each
-// (measured on the H100 at 8192^2 with G = 16: step B 1.7x faster so, step A slower, and a
-// filter's two-point FILTER_TAIL with 4 pairs 2.3x faster; on the H200 at 16384^2 with G = 32 and
-// 2 pairs, steps A and B 1.07-1.18x faster; src/README.md).
+// the four-step steps the G lines are neighbouring sub-lines (the columns' pair 0), or, with
+// NEIGHBOUR_PAIRS C, C neighbouring row or column pairs of G / C sub-lines each (measured on the
+// H100 at 8192^2 with G = 16: column step B 1.7x faster so, step A slower, and a filter's
+// two-point FILTER_TAIL with 4 pairs 2.3x faster; on the H200 at 16384^2, column steps A and B
+// with G = 32 and 2 pairs 1.07-1.18x faster, row steps with G = 4 and 2 pairs 1.06-1.48x:
+// src/README.md).
 //
 // Lines longer than a workgroup holds fold (FOLD = 2 or 4): the workgroup takes the line's
 // channels in FOLD phases of 4 / FOLD channels, one after the other, each as a transform of
@@ -143,13 +144,15 @@ int sub() { int w = workgroup(); return group_line() == 0 ? w : remainder(SUBLIN
 bool line_active() { return 2 * workgroup() <= SUBLINES; }
 int line_index() { return 0; }
 #elif NEIGHBOUR_PAIRS > 1
-// Four-step column steps (A, B, FILTER_TAIL): a workgroup holds C neighbouring column pairs
-// times G / C neighbouring sub-lines, lane g on pair g % C and sub-line g / C of its block.
+// Four-step steps (rows' A and B; columns' A, B, FILTER_TAIL): a workgroup holds C neighbouring
+// row or column pairs times G / C neighbouring sub-lines, lane g on pair g % C and sub-line g / C
+// of its block.
 const int C = NEIGHBOUR_PAIRS;
 const int AXIS_LINES = LINE_COUNT / SUBLINES;
 const int AXIS_BLOCKS = (AXIS_LINES + C - 1) / C;
 // The last block of sub-lines is partial where G / C does not divide SUBLINES (6000: 100 of 8):
-// its lanes past SUBLINES, like those past the last column pair, load sub-line 0 and store nothing.
+// its lanes past SUBLINES, like those past the last row or column pair, load sub-line 0 and store
+// nothing.
 int line_index() { return remainder(workgroup(), AXIS_BLOCKS) * C + remainder(group_line(), C); }
 int block_sub() { return quotient(workgroup(), AXIS_BLOCKS) * (G / C) + quotient(group_line(), C); }
 bool line_active() { return line_index() < AXIS_LINES && block_sub() < SUBLINES; }

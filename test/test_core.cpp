@@ -294,34 +294,37 @@ TEST(compute_twiddles_take_both_paths) {
     }
 }
 
-// The four-step column steps run their sub-lines with two column pairs side by side (fft_line.comp's
-// NEIGHBOUR_PAIRS > 1: step A, step B and the classic filter's A inverse), the row steps and the
-// columns' pair 0 one line of neighbouring sub-lines (NEIGHBOUR_PAIRS 1): the numerical tests above
-// cover both lane layouts only if the four-step chain's dispatches take them (64 x 256: columns of
-// 16 x 16; 120 x 72: step B's 12 sub-lines in blocks of 8, the last one partial).
-TEST(four_step_columns_take_both_lane_layouts) {
+// The four-step steps run their sub-lines with two row or column pairs side by side (fft_line.comp's
+// NEIGHBOUR_PAIRS > 1: the rows' steps A and B; the columns' A, B and the classic filter's A
+// inverse), the columns' pair 0 one line of neighbouring sub-lines (NEIGHBOUR_PAIRS 1): the
+// numerical tests above cover both lane layouts only if the four-step chain's dispatches take them
+// (64 x 256: columns of 16 x 16, rows of 8 x 8; 120 x 72: step B's 12 sub-lines in blocks of 8,
+// the last one partial).
+TEST(four_step_steps_take_both_lane_layouts) {
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
         for (Size size : {Size{64, 256}, Size{120, 72}}) {
             auto* fft = compute_fft(size, chain.options, chain.name);
             if (!fft) continue;
-            int a_steps = 0, b_steps = 0, single = 0;
+            int row_steps = 0, a_steps = 0, b_steps = 0, single = 0;
             for (const std::string& d : fft->describe_dispatches()) {
                 const std::string label = d.substr(0, d.find(':'));
-                const bool step = label.find(" A") != std::string::npos || label.find(" B") != std::string::npos;
-                const bool paired = d.find("column pairs side by side") != std::string::npos;
-                if (!step) continue;
-                if (label.rfind("columns", 0) != 0 || label.find("(pair 0)") != std::string::npos) {
+                const bool a = label.find(" A") != std::string::npos, b = label.find(" B") != std::string::npos;
+                const bool paired = d.find("column pairs side by side") != std::string::npos || d.find("row pairs side by side") != std::string::npos;
+                if (!a && !b) continue;
+                if (label.find("(pair 0)") != std::string::npos) {
                     EXPECT(!paired, chain.name, ": ", d);
                     ++single;
                     continue;
                 }
-                a_steps += label.find(" A") != std::string::npos;
-                b_steps += label.find(" B") != std::string::npos;
+                const bool rows = label.rfind("rows", 0) == 0;
+                row_steps += rows;
+                a_steps += !rows && a;
+                b_steps += !rows && b;
                 EXPECT(paired, chain.name, ": ", d);
             }
-            EXPECT(a_steps >= 1 && b_steps >= 1 && single >= 1, chain.name, ": ", a_steps, " column A steps, ", b_steps, " B steps, ", single,
-                   " steps of one column pair or row");
+            EXPECT(row_steps >= 2 && a_steps >= 1 && b_steps >= 1 && single >= 1, chain.name, ": ", row_steps, " row steps, ", a_steps,
+                   " column A steps, ", b_steps, " B steps, ", single, " steps of one line of sub-lines");
         }
     }
 }

@@ -523,11 +523,11 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // element) in shared memory beside the exchange's, where both fit (src/README.md, "Any FFT size").
     s.shared_twiddles = whole_mixed_column && lines * s.line.threads > t.shared_twiddles_above &&
                         shared_bytes(s.length, lines, s.components, s.pad_every) + twiddle_table_bytes(s.full) <= shared_bytes_;
-    // The four-step column steps (A, B, and a classic filter's A inverse): neighbouring column
-    // pairs side by side too (tuning), blocks of lines / pairs sub-lines each, the last one
-    // partial where that does not divide the step's sub-lines.
-    const int pairs = d.step == 2 ? t.column_step_b_pairs : tiny_step ? 1 : t.column_step_a_pairs;
-    if (!rows && d.step && !d.pair0 && pairs > 1 && lines % pairs == 0) s.neighbour_pairs = pairs;
+    // The four-step steps (rows' A and B; columns' A, B, and a classic filter's A inverse):
+    // neighbouring row or column pairs side by side too (tuning), blocks of lines / pairs
+    // sub-lines each, the last one partial where that does not divide the step's sub-lines.
+    const int pairs = rows ? t.row_step_pairs : d.step == 2 ? t.column_step_b_pairs : tiny_step ? 1 : t.column_step_a_pairs;
+    if (d.step && !d.pair0 && pairs > 1 && lines % pairs == 0) s.neighbour_pairs = pairs;
     if (tiny_step && !d.pair0 && t.column_tail_pairs > 1 && lines % t.column_tail_pairs == 0) s.neighbour_pairs = t.column_tail_pairs;
     const int block = lines / s.neighbour_pairs;
     s.groups = mirror_b                  ? s.sublines / 2 + 1
@@ -681,7 +681,7 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
                         (s.shared_twiddles                    ? ", twiddles from shared memory"
                          : s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer"
                                                                 : "") +
-                        (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + " column pairs side by side" : "") +
+                        (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + (d.axis == Axis::Rows ? " row" : " column") + " pairs side by side" : "") +
                         (s.fold > 1 && !s.channel_pairs ? ", folded: " + std::to_string(s.fold) + " channel phases" : "") +
                         (neighbouring_rows(d) ? ", row pairs in neighbouring rows" : "") +
                         (s.channel_pairs ? ", rows as channel pairs" : "") +

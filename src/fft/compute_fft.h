@@ -151,7 +151,7 @@ private:
         bool fused_a = false;     ///< step B with step A in its loads (fft_line.comp's FUSED_A)
         bool channel_pairs = false;  ///< rows as channel pairs, folded in two, one phase (fft_line.comp's CHANNEL_PAIRS)
         int radix = 0, lines = 1, components = 0, pad_every = 0;
-        int neighbour_pairs = 1;  ///< four-step column steps (A, B, a filter's tails): column pairs side by side in a workgroup
+        int neighbour_pairs = 1;  ///< four-step steps (rows' A and B; columns' A, B, a filter's tails): row or column pairs side by side in a workgroup
         LinePlan line;
         unsigned forward_buffer = 0, inverse_buffer = 0;  ///< stages (bit i: stage i) whose twiddles come from the buffer
         bool shared_twiddles = false;  ///< the line's twiddle table copied to shared memory (whole mixed columns in large workgroups, where it fits)

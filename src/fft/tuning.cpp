@@ -7,7 +7,7 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // Mesa's llvmpipe and the like: a JIT for which big unrolled programs are slow to compile
         // (radix 16: 10-20 s; radix 4 with 2 components: about 1 s), while the CPU gains nothing
         // from fewer exchange rounds: at most 2 components.
-        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 16, 2, 2, 1024, 2, 2, 4096, true, 1024, "", 0, 4};
+        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 2, 16, 2, 2, 1024, 2, 2, 4096, true, 1024, "", 0, 4};
     static const ComputeTuning gpu = {
         // Measured on NVIDIA's H200 and H100 (src/README.md); the default for other GPUs too.
         // 1000 as 8 5 5 5 (200 threads) against the planner's 4 2 5 5 5: 0.0936-0.0943 against
@@ -32,7 +32,12 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // and 38.09 ms against 41.03 twice for 16 sub-lines with A one column pair (steps A / B / A'
         // 6.35 / 7.73 / 6.70 against 7.49 / 8.29 / 7.90 ms); 8192^2 (fused) unchanged; step B as 4
         // or 8 pairs slower, 41.4 and 48.5 ms (H200, 2026-11-25, processes alternating, two rounds).
-        "GPU", 4, 8, 1024, 4, 4, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4};
+        // The rows' four-step steps (16384^2) as 2 neighbouring row pairs of 2 sub-lines: rows a and
+        // a + 1 in neighbouring lanes fill the image's and the output's 32-byte sectors: 35.17 ms
+        // twice against 37.97 (row steps 4.54 + 4.08 -> 4.17 + 3.42 ms forward, 3.74 + 4.88 -> 3.54
+        // + 3.30 inverse); 4 pairs 38.67; 8 lines of 2 pairs 37.35, 16 of 2 36.55, 16 of 4 34.97
+        // (H200, 2026-11-25, processes alternating, two rounds).
+        "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4};
     return software_rasterizer ? software : gpu;
 }
 

@@ -12,6 +12,7 @@ struct ComputeTuning {
     int radix_switch = 1024;
     int radix_mixed = 4;              ///< largest radix of power-of-two stages in lines with factors 3, 5, 7
     int row_lines = 4;                ///< lines per workgroup: rows (a warp covers a 2D texture patch)
+    int row_step_pairs = 2;           ///< the rows' four-step steps: that many neighbouring row pairs side by side, lines / pairs sub-lines each
     int column_lines = 2;             ///< columns
     int mixed_column_lines = 2;       ///< whole columns longer than `short_column_length` with factors 3, 5 or 7, where their registers fit (compute_fft.cpp)
     int column_step_lines = 32;       ///< the four-step column steps (neighbouring sub-lines: a warp's rows adjacent)
