@@ -523,12 +523,15 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // element) in shared memory beside the exchange's, where both fit (src/README.md, "Any FFT size").
     s.shared_twiddles = whole_mixed_column && lines * s.line.threads > t.shared_twiddles_above &&
                         shared_bytes(s.length, lines, s.components, s.pad_every) + twiddle_table_bytes(s.full) <= shared_bytes_;
-    // The four-step steps (rows' A and B; columns' A, B, and a classic filter's A inverse):
-    // neighbouring row or column pairs side by side too (tuning), blocks of lines / pairs
-    // sub-lines each, the last one partial where that does not divide the step's sub-lines.
-    const int pairs = rows ? t.row_step_pairs : d.step == 2 ? t.column_step_b_pairs : tiny_step ? 1 : t.column_step_a_pairs;
+    // The four-step steps (rows' A and B; columns' A, B, a classic filter's A inverse and a fused
+    // one's two-point tail): neighbouring row or column pairs side by side too (tuning), blocks of
+    // lines / pairs sub-lines each, the last one partial where that does not divide the step's
+    // sub-lines.
+    const int pairs = tiny_step ? t.column_tail_pairs
+                      : rows    ? t.row_step_pairs
+                      : d.step == 2 ? t.column_step_b_pairs
+                                    : t.column_step_a_pairs;
     if (d.step && !d.pair0 && pairs > 1 && lines % pairs == 0) s.neighbour_pairs = pairs;
-    if (tiny_step && !d.pair0 && t.column_tail_pairs > 1 && lines % t.column_tail_pairs == 0) s.neighbour_pairs = t.column_tail_pairs;
     const int block = lines / s.neighbour_pairs;
     s.groups = mirror_b                  ? s.sublines / 2 + 1
                : s.neighbour_pairs > 1 ? (axis_lines + s.neighbour_pairs - 1) / s.neighbour_pairs * ((s.sublines + block - 1) / block)

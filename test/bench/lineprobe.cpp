@@ -8,14 +8,15 @@
 // stride, step (sub-line spacing), subs (sub-lines a line), lines (a workgroup's), pairs
 // (neighbouring lines among them), elems (a thread's), order (0: workgroups along lines first,
 // 1: along sub-lines), mirror (0|1: also the mirror column M - x or row y + N/2), count (lines
-// across the axis). Without patterns: the four-step, whole-line and channel-row patterns of SIZE.
+// across the axis), buffer (1: linear storage buffers instead of the textures), shared (an
+// occupancy of that many KB of shared memory a workgroup). Without patterns: the four-step,
+// whole-line and channel-row patterns of SIZE.
 #include "app/cli.h"
 #include "base/parse.h"
 #include "gl/buffer.h"
 #include "gl/context.h"
 #include "gl/program.h"
 #include "gl/texture.h"
-#include "gl/timer.h"
 #include "probes.h"
 
 #include <algorithm>
@@ -30,7 +31,7 @@ using namespace gpufft;
 namespace {
 
 struct Pattern {
-    std::string name;
+    std::string name, text;  // text: the whole NAME:key=value,... as given
     std::map<std::string, int> v;  // axis: 0 rows, 1 columns
 };
 
@@ -39,6 +40,7 @@ Pattern parse_pattern(const std::string& text, int size) {
     const size_t colon = text.find(':');
     if (colon == std::string::npos) throw UsageError("pattern '" + text + "': NAME:key=value,... expected");
     p.name = text.substr(0, colon);
+    p.text = text;
     p.v = {{"axis", 1}, {"len", size}, {"stride", 1}, {"step", size}, {"subs", 1}, {"lines", 1}, {"pairs", 1},
            {"elems", 4}, {"order", 1}, {"mirror", 1}, {"count", -1}, {"buffer", 0}, {"shared", 0}};
     std::stringstream items(text.substr(colon + 1));
@@ -94,6 +96,8 @@ int main(int argc, char** argv) {
         const double peak = argc > 2 ? parse_double(argv[2], "peak", 1, 1e5) : 3350;
         std::vector<std::string> texts(argv + std::min(argc, 3), argv + argc);
         if (texts.empty()) texts = default_patterns(size);
+        std::vector<Pattern> patterns;
+        for (const std::string& text : texts) patterns.push_back(parse_pattern(text, size));
         bench::add_probe_programs();
         HeadlessContext context;
         ProgramCache programs;
@@ -105,21 +109,22 @@ int main(int argc, char** argv) {
         std::vector<float> texels(static_cast<size_t>(size) * size * 4);
         for (size_t k = 0; k < texels.size(); ++k) texels[k] = static_cast<float>(k / 4 + 1);
         src.upload(texels.data());
-        // The same texels in linear storage buffers, for patterns with buffer=1 (where the GL's
-        // largest storage block holds a whole texture).
+        // The same texels in linear storage buffers, where a pattern asks for them (buffer=1) and
+        // the GL's largest storage block holds a whole texture.
+        const bool wanted = std::any_of(patterns.begin(), patterns.end(), [](Pattern& p) { return p.v["buffer"] != 0; });
         const size_t bytes_all = texels.size() * sizeof(float);
         GLint64 max_block = 0;
         glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block);
         StorageBuffer src_buffer, dst_buffer;
-        const bool buffers = static_cast<GLint64>(bytes_all) <= max_block;
+        const bool buffers = wanted && static_cast<GLint64>(bytes_all) <= max_block;
         if (buffers) {
             src_buffer = StorageBuffer(texels.data(), bytes_all);
             dst_buffer.reserve(bytes_all, "target buffer");
         }
         std::printf("%-18s %9s %9s %8s %6s  pattern\n", "name", "us", "MB", "GB/s", "peak");
-        for (const std::string& text : texts) {
-            Pattern p = parse_pattern(text, size);
+        for (Pattern& p : patterns) {
             auto& v = p.v;
+            const std::string& text = p.text;
             const int threads = v["len"] / v["elems"];
             if (threads * v["elems"] != v["len"] || threads * v["lines"] > 1024 || v["lines"] % v["pairs"])
                 throw UsageError("pattern '" + text + "': len / elems threads a line, at most 1024 a workgroup, pairs dividing lines");
@@ -151,7 +156,7 @@ int main(int argc, char** argv) {
                 glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
             };
             dst.texture().clear();
-            if (buffers) {
+            if (v["buffer"]) {
                 const std::vector<float> zeros(texels.size(), 0.0f);
                 dst_buffer.write(zeros.data(), bytes_all);
             }
