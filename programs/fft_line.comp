@@ -792,19 +792,40 @@ const float LOAD_DIR = 1.0;
 #endif
 
 #if defined(FUSED_A)
-// Step B with step A done in its loads (SUBLINES = L1 = 2, so that step A is one radix-2
-// butterfly of the whole line): sub-line k1's element n2 is (x(n2) + (-1)^k1 x(n2 + L2)) times
-// W_F^(n2 k1). The two workgroups of a line read the same texels, the second from the L2 cache;
-// one dispatch and no intermediate texture instead of two.
+// Step B with step A done in its loads (SUBLINES = L1 = 2 or 4, so that step A is one radix-2 or
+// radix-4 butterfly of the whole line): sub-line k1's element n2 is output k1 of the L1-point DFT
+// of x(n2 + L2 n1), n1 < L1, times W_F^(n2 k1). The L1 workgroups of a line (neighbouring
+// workgroup numbers) read the same texels, all but the first mostly from the L2 cache; one
+// dispatch and no intermediate texture instead of two.
+// W_4^k1 of the load's direction, from k1's bits (no table indexed by a variable: NVIDIA's
+// compiler puts such a table in local memory).
+vec2 quarter_turn(int k1) {
+    float c = (k1 & 1) == 0 ? 1.0 - float(k1) : 0.0;   // 1, 0, -1, 0
+    float s = (k1 & 1) == 1 ? 2.0 - float(k1) : 0.0;   // 0, 1, 0, -1
+    return vec2(c, LOAD_DIR * s);
+}
 void load(int first) {
     int a = axis_line(), k1 = sub();
-    float sign = k1 == 0 ? 1.0 : -1.0;
+    float sign = (k1 & 1) == 0 ? 1.0 : -1.0;
+#if SUBLINES == 4
+    vec2 turn = quarter_turn(k1);
+#endif
     for (int e = 0; e < R; ++e) {
         if (!holds(e, first)) continue;
         int n2 = input_at(e, first);
+        // x(n2) + (-1)^k1 x(n2 + F/2): the whole radix-2 butterfly where L1 = 2, the even half
+        // of the radix-4 one where L1 = 4 ...
         vec4 lo_r, lo_i, hi_r, hi_i;
         line_pair(a, n2, lo_r, lo_i, hi_r, hi_i);
         vec4 re = lo_r + sign * hi_r, im = lo_i + sign * hi_i;
+#if SUBLINES == 4
+        // ... whose odd half, x(n2 + F/4) + (-1)^k1 x(n2 + 3F/4), turns by W_4^k1.
+        line_pair(a, n2 + FULL / 4, lo_r, lo_i, hi_r, hi_i);
+        vec4 odd_r = lo_r + sign * hi_r, odd_i = lo_i + sign * hi_i;
+        rotate(odd_r, odd_i, turn);
+        re += odd_r;
+        im += odd_i;
+#endif
         vec2 w = twiddle(n2 * k1, false);   // W_F^(n2 k1)
         rotate(re, im, vec2(w.x, -LOAD_DIR * w.y));
         xr[e] = re;

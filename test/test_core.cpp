@@ -37,8 +37,8 @@ constexpr double kImpulseMaxAbs = 1e-5;
 // split into two dispatches by the four-step chain only where both halves are even, so it skips
 // 18); 1000 x 1080 (2^3 5^3 and 2^3 3^3 5) in the heavier tier. The four-step chain (lines of
 // 16) takes rows of 12 to 32 as channel pairs: 12 x 20 and 16 x 64 whole, and rows too long as row
-// pairs, 28 x 24 with fused columns, 32 x 12 with whole ones, 20 x 64 with the classic four-step
-// columns.
+// pairs; 28 x 24 with columns fused in halves, 20 x 64 and 16 x 64 in quarters, 32 x 12 with whole
+// ones, 64 x 16's rows and 128 x 128 and larger with the classic four-step route.
 const Size kSizes[] = {{2, 2},   {4, 4},   {8, 2},    {2, 8},   {16, 64}, {64, 16},   {128, 128},  {256, 512},
                        {8, 2048}, {1024, 1024}, {12, 20}, {28, 24}, {6, 10}, {14, 18}, {120, 72}, {32, 12}, {20, 64}};
 
@@ -345,7 +345,8 @@ TEST(rows_take_channel_pairs_where_a_row_pair_fills_a_workgroup) {
         EXPECT(ComputeFft::channel_line(r.length, 4096) == r.channels, "rows of ", r.length, ": channel pairs ",
                ComputeFft::channel_line(r.length, 4096), ", expected ", r.channels);
     // The four-step chain (lines of 16): rows of 8 as row pairs; 12 and 16 whole as channel pairs,
-    // and 28 and 20, too long as row pairs; 64 in two dispatches a pass (steps A and B).
+    // and 28 and 20, too long as row pairs; 64 in two dispatches a pass (steps A and B: rows fuse
+    // step A into step B's loads in halves only).
     const struct {
         Size size;
         bool channels;
@@ -369,40 +370,71 @@ TEST(rows_take_channel_pairs_where_a_row_pair_fills_a_workgroup) {
     }
 }
 
-// Lines split in halves that fit take step A in step B's loads (fft_line.comp's FUSED_A; a
-// filter's columns then end with the two-point step A inverse, FILTER_TAIL, column pairs side by
-// side), longer ones the classic route of two dispatches a line, and a filter's columns there
-// three (forward A; B forward, multiply and inverse; A inverse): the numerical tests above cover
-// both routes only if the four-step chain takes both (columns over 16: 24 in halves, 256 and 64
-// classic), and the classic route's column pairs side by side in step A only if its A steps take
+// Lines split in halves that fit take step A in step B's loads (fft_line.comp's FUSED_A), else in
+// quarters that fit the same way (a radix-4 step A); a filter's columns then end with the two- or
+// four-point step A inverse (FILTER_TAIL, column pairs side by side). Longer lines take the
+// classic route of two dispatches a line, and a filter's columns there three (forward A; B
+// forward, multiply and inverse; A inverse). Rows fuse halves only. The numerical tests above
+// cover the three routes only if the four-step chain (lines of 16) takes them: 28 x 24's columns
+// in halves, 20 x 64's in quarters, 64 x 256's rows (64: not in quarters) and columns classic.
+// The classic route's column pairs side by side in step A are covered only if its A steps take
 // them.
 TEST(four_step_takes_fused_and_classic_routes) {
+    struct Case {
+        Size size;
+        int halves, quarters, column_steps;  // fused dispatches of each kind; column dispatches (not pair 0)
+        bool classic_columns;
+    };
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
-        for (Size size : {Size{28, 24}, Size{64, 256}, Size{20, 64}}) {
-            auto* fft = compute_fft(size, chain.options, chain.name);
+        for (const Case& c : {Case{{28, 24}, 2, 0, 2, false}, Case{{20, 64}, 0, 2, 2, false}, Case{{64, 256}, 0, 0, 3, true}}) {
+            auto* fft = compute_fft(c.size, chain.options, chain.name);
             if (!fft) continue;
-            const bool halves = size.n == 24;
-            int fused = 0, a_steps = 0, tails = 0, column_steps = 0, paired_a = 0;
+            int halves = 0, quarters = 0, a_steps = 0, tails = 0, column_steps = 0, paired_a = 0;
             for (const std::string& d : fft->describe_dispatches()) {
                 const std::string label = d.substr(0, d.find(':'));
                 const bool column = label.rfind("columns", 0) == 0, pair0 = label.find("(pair 0)") != std::string::npos;
-                fused += d.find("step A in its loads") != std::string::npos;
-                a_steps += label.find(" A") != std::string::npos && label.find(" A'") == std::string::npos;
+                halves += d.find("step A (2 points) in its loads") != std::string::npos;
+                quarters += d.find("step A (4 points) in its loads") != std::string::npos;
+                a_steps += column && label.find(" A") != std::string::npos && label.find(" A'") == std::string::npos;
                 if (column && !pair0) {
                     ++column_steps;
-                    if (label.find(" A'") != std::string::npos && halves) tails += d.find("4 column pairs side by side") != std::string::npos;
+                    if (label.find(" A'") != std::string::npos && !c.classic_columns)
+                        tails += d.find("4 column pairs side by side") != std::string::npos;
                     // The classic route's step A and A inverse: 2 column pairs side by side (tuning).
-                    if (label.find(" A") != std::string::npos && !halves) paired_a += d.find("2 column pairs side by side") != std::string::npos;
+                    if (label.find(" A") != std::string::npos && c.classic_columns) paired_a += d.find("2 column pairs side by side") != std::string::npos;
                 }
             }
-            const std::string at = chain.name + " at " + std::to_string(size.m) + "x" + std::to_string(size.n) + ": ";
-            if (halves)
-                EXPECT(fused == 2 && a_steps == 0 && tails == 1 && column_steps == 2, at, fused, " fused dispatches, ", a_steps,
-                       " A steps, ", tails, " tails with column pairs side by side, ", column_steps, " column dispatches");
-            else
-                EXPECT(fused == 0 && column_steps == 3 && paired_a == 2, at, fused, " fused dispatches, ", column_steps,
-                       " column dispatches, ", paired_a, " A steps with column pairs side by side");
+            const std::string at = chain.name + " at " + std::to_string(c.size.m) + "x" + std::to_string(c.size.n) + ": ";
+            EXPECT(halves == c.halves && quarters == c.quarters && column_steps == c.column_steps &&
+                       (c.classic_columns ? a_steps == 2 && paired_a == 2 : a_steps == 0 && tails == 1),
+                   at, halves, " dispatches with halves fused, ", quarters, " with quarters, ", column_steps, " column dispatches, ",
+                   a_steps, " column A steps (pair 0 and the rest), ", tails, " tails with column pairs side by side, ", paired_a,
+                   " A steps with column pairs side by side");
+        }
+    }
+}
+
+// Columns whose quarters fit a workgroup fuse step A in quarters only where pair 0's step B can
+// hold its mirror sub-lines (k1 and 4 - k1) as two lines of one workgroup: 16384 as 4 x 4096 (512
+// threads a line), not 12000 as 4 x 3000 (600: its mirror read an empty line, rel RMS 0.4, until
+// split() checked). Both filter as FFTW does, at the compute chain's own lines (not the four-step
+// chain's 16).
+TEST(long_columns_fuse_quarters_where_pair0_mirror_fits) {
+    for (const test::Chain& chain : test::chains()) {
+        if (chain.name != "compute") continue;
+        for (Size s : {Size{4, 16384}, Size{4, 12000}}) {
+            auto* fft = compute_fft(s, chain.options, chain.name);
+            if (!fft) continue;
+            int quarters = 0;
+            for (const std::string& d : fft->describe_dispatches()) quarters += d.find("step A (4 points) in its loads") != std::string::npos;
+            EXPECT(quarters == (s.n == 16384 ? 2 : 0), chain.name, " at ", s.m, "x", s.n, ": ", quarters, " dispatches with quarters fused");
+            std::vector<float> image = test::random_image(s, 3 + s.n), kernel = test::random_image(s, 4 + s.n);
+            std::vector<float> out = Filter(*fft, kernel).apply(image);
+            for (int c = 0; c < 4; ++c) {
+                ErrorStats e = compare(reference_circular_convolution(channel_of(image, c), channel_of(kernel, c), s.m, s.n), channel_of(out, c));
+                expect_close(chain.name, s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
+            }
         }
     }
 }

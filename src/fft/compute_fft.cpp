@@ -93,17 +93,24 @@ constexpr double kButterflyCost = 0.05;
 /// on the H100 at 8192^2 two phases cost 0.97x the four-step route's two dispatches, four phases
 /// 2.5x (src/README.md, "Folded long lines").
 constexpr double kFoldCost = 1.0;
-/// Step A done in step B's loads (fft_line.comp's FUSED_A): two points, one butterfly; both
-/// workgroups of a line read its texels. Four points (16384 as 4 x 4096, 8192 as 4 x 2048), built
-/// and measured, ran 50-100x slower on the H100 (src/README.md, "The four-step route").
-constexpr int kFusedStepA = 2;
-/// The second read of a fused step A's texels against one dispatch's memory traffic (LengthModel):
+/// Step A done in step B's loads (fft_line.comp's FUSED_A): two points (one radix-2 butterfly)
+/// where a line's halves fit a workgroup, else, in the columns, four (one radix-4 butterfly; where
+/// pair 0's mirror fits, split()); each of the L1 workgroups of a line reads all its texels. H200,
+/// 2026-11-25, queued ms, the classic route's three column dispatches against quarters' two:
+/// 16384^2 20.78 -> 18.86 (filter 35.16 -> 33.11); but the rows' two dispatches a pass against one:
+/// 7.60 -> 9.91 (forward) and 6.84 -> 8.72 (inverse), so rows fuse halves only (src/README.md,
+/// "The four-step route").
+constexpr int kFusedStepA[] = {2, 4};
+constexpr int kMostFused = 4;
+/// Each further read of a fused step A's texels against one dispatch's memory traffic (LengthModel):
 /// on the H100 the fused rows of 8192^2 took 2.12 ms a dispatch, 1.36x four of 4096^2's whole rows
 /// (0.39 ms).
 constexpr double kFusedReadCost = 0.35;
 
 /// Whether a split line's step A runs in its step B's loads (split_line() puts it first).
-bool fused_step_a(const std::vector<int>& parts) { return parts.size() == 2 && parts[0] == kFusedStepA; }
+bool fused_step_a(const std::vector<int>& parts) {
+    return parts.size() == 2 && std::find(std::begin(kFusedStepA), std::end(kFusedStepA), parts[0]) != std::end(kFusedStepA);
+}
 
 /// fft_line.comp's table of W_n^m = exp(-2 pi i m / n), n = 1 .. 16, entry n (n - 1) / 2 + m, as a
 /// GLSL array constructor: float rounding of the double values (unit_root).
@@ -393,13 +400,22 @@ long long ComputeFft::parts_bytes(int fold) const {
     return static_cast<long long>(fold - 1) * width_ * height_ * (16 / fold);
 }
 
-std::vector<int> ComputeFft::split(int length) const {
+std::vector<int> ComputeFft::split(int length, Axis axis) const {
     // Whole where one line fits a workgroup, or its channel phases do (fold()); one float per
     // element in shared memory at a time at the least.
     if (fold(length) > 1) return {length};
     const int most = longest_line(options_, *tuning_);
     const bool fits = shared_bytes(length, 1, 1, 0) <= shared_bytes_;
-    std::vector<int> parts = split_line(length, fits ? most : std::min(most, length - 1));
+    // Quarters only where pair 0's step B holds its mirror sub-lines k1 and 4 - k1 as two lines of
+    // one workgroup (mirror_of()): within the threads and, a float an element, the shared memory.
+    auto mirror_fits = [&](int part) {
+        const LinePlan p = line_plan(part, line_radix(*tuning_, options_.compute_radix, part), plans_);
+        return 2 * p.threads <= kMaxThreads && shared_bytes(part, 2, 1, 0) <= shared_bytes_;
+    };
+    const int quarter = length / kMostFused;
+    const bool quarters =
+        axis == Axis::Columns && length > most && length % kMostFused == 0 && quarter <= most && quarter % 2 == 0 && mirror_fits(quarter);
+    std::vector<int> parts = split_line(length, fits ? most : std::min(most, length - 1), quarters);
     if (parts.empty())
         throw std::invalid_argument("a line of " + std::to_string(length) + " is longer than " + std::to_string(most) +
                                     " and not a product of two even lengths: the compute backend cannot take it");
@@ -407,8 +423,8 @@ std::vector<int> ComputeFft::split(int length) const {
 }
 
 std::vector<int> ComputeFft::axis_split(Axis axis) const {
-    if (axis == Axis::Rows) return channel_rows_ ? std::vector<int>{width_} : split(width_);
-    return split(height_);
+    if (axis == Axis::Rows) return channel_rows_ ? std::vector<int>{width_} : split(width_, axis);
+    return split(height_, axis);
 }
 
 bool ComputeFft::channel_line(int length, int most) {
@@ -423,11 +439,14 @@ bool ComputeFft::channel_line(int length, int most) {
     return 2 * length > most && length % 4 == 0 && length / 2 <= most;
 }
 
-std::vector<int> ComputeFft::split_line(int length, int most) {
+std::vector<int> ComputeFft::split_line(int length, int most, bool quarters) {
     if (length <= most) return {length};
-    // Halves that fit: step A (one radix-2 butterfly) done in step B's loads (fused_step_a()).
-    const int half = length / kFusedStepA;
-    if (length % kFusedStepA == 0 && half <= most && half % 2 == 0) return {kFusedStepA, half};
+    // Halves, else quarters, that fit: step A (one radix-2 or radix-4 butterfly) done in step B's
+    // loads (fused_step_a()).
+    for (int l1 : kFusedStepA) {
+        const int part = length / l1;
+        if (length % l1 == 0 && part <= most && part % 2 == 0 && (l1 == 2 || quarters)) return {l1, part};
+    }
     for (int l1 = 2; l1 < length; l1 += 2)
         if (length % l1 == 0 && static_cast<long long>(l1) * l1 >= length && (length / l1) % 2 == 0) return {l1, length / l1};
     return {};
@@ -437,16 +456,18 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
     const ComputeTuning& t = compute_tuning(software_renderer());
     const int most = longest_line(options, t), fold_option = options.compute_fold;
     auto allowed = [most, fold_option](long long n) {
-        return is_fast_size(n) && (fold_line(static_cast<int>(n), most, fold_option) > 1 || !split_line(static_cast<int>(n), most).empty());
+        return is_fast_size(n) && (fold_line(static_cast<int>(n), most, fold_option) > 1 || !split_line(static_cast<int>(n), most, false).empty());
     };
     auto cost = [&t, most, fold_option, radix = options.compute_radix, plans = chosen_plans(options, t)](long long n) {
         // A folded line: one dispatch's traffic, its phases reading the same texels again
         // (kFoldCost each) and writing each texel's channels in turn.
         const int f = fold_line(static_cast<int>(n), most, fold_option);
-        const std::vector<int> parts = f > 1 ? std::vector<int>{static_cast<int>(n) / f} : split_line(static_cast<int>(n), most);
-        // A fused step A: step B's dispatch alone, reading its texels twice.
+        // Rated as the rows split it (the model rates a length alike on both axes; the columns'
+        // quarters, where they differ, are the faster: kFusedStepA).
+        const std::vector<int> parts = f > 1 ? std::vector<int>{static_cast<int>(n) / f} : split_line(static_cast<int>(n), most, false);
+        // A fused step A: step B's dispatch alone, reading its texels L1 times.
         const bool fused = fused_step_a(parts);
-        double c = fused ? kFusedReadCost : 0;
+        double c = fused ? (parts[0] - 1) * kFusedReadCost : 0;
         for (int part : fused ? std::vector<int>{parts[1]} : parts) {
             const LinePlan p = line_plan(part, line_radix(t, radix, part), plans);
             c += 1 + (f - 1) * kFoldCost + kButterflyCost * static_cast<double>(p.slots) / part;
@@ -496,9 +517,9 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     const bool chosen = options_.compute_lines != 0 || mirror_b;
     const bool whole_mixed_column = !rows && d.step == 0 && !is_power_of_two(s.length);
     const bool mixed_columns = whole_mixed_column && !chosen && !short_columns;
-    // The fused route's step A inverse (a filter's tail, fused_step_a()): lines of two points, a
-    // thread each, many a workgroup.
-    const bool tiny_step = d.step == 1 && s.length <= kFusedStepA;
+    // The fused route's step A inverse (a filter's tail, fused_step_a()): lines of two or four
+    // points, a thread each, many a workgroup.
+    const bool tiny_step = d.step == 1 && s.length <= kMostFused;
     int lines = mirror_b                ? 2
                 : options_.compute_lines ? options_.compute_lines
                 : tiny_step              ? 128
@@ -515,6 +536,8 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     while (lines > 1 && (lines * s.line.threads > kMaxThreads || too_many(lines) ||
                          (!mirror_b && lines > s.line_count) || fit(lines, pad) < (chosen ? 1 : 2)))
         lines /= 2;
+    if (mirror_b && lines < 2)  // split() takes a route whose mirror fits; never a wrong mirror
+        throw GlError("pair 0's step B: two lines of " + std::to_string(s.length) + " do not fit a workgroup");
     s.lines = lines;
     s.components = fit(lines, pad);
     s.pad_every = pad;
@@ -688,7 +711,7 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
                         (s.fold > 1 && !s.channel_pairs ? ", folded: " + std::to_string(s.fold) + " channel phases" : "") +
                         (neighbouring_rows(d) ? ", row pairs in neighbouring rows" : "") +
                         (s.channel_pairs ? ", rows as channel pairs" : "") +
-                        (s.fused_a ? ", step A in its loads" : ""));
+                        (s.fused_a ? ", step A (" + std::to_string(s.sublines) + " points) in its loads" : ""));
     }
     return lines;
 }

@@ -75,9 +75,6 @@ public:
     static std::vector<int> line_radices(int length, int max_radix);
     /// The option value checked: 4, 8, 16, or 0 (auto: by line length).
     static int radix_for(int option);
-    /// How a line of `length` is transformed: {length} whole (folded or not), or {L1, L2} (four-step).
-    /// Rows taken as channel pairs (channel_rows()) are whole whatever this says.
-    std::vector<int> split(int length) const;
     /// Whether the rows run as channel pairs (one image row, R + iG and B + iA, in two folded
     /// halves: fft_line.comp's CHANNEL_PAIRS) instead of row pairs: where a row pair would fill a
     /// workgroup alone, or not fit one at all (one dispatch a row pass then, not the four-step
@@ -94,10 +91,12 @@ public:
     /// the line is longer than `most` and length / option is at most `most` and even (the
     /// columns' untangle pairs y and y + N/2); else 1 (whole, or the four-step route).
     static int fold_line(int length, int most, int option);
-    /// split() for lines up to `most` whole, longer ones in the four-step split F = L1 L2, L1 >= L2
-    /// as near sqrt(F) as F's factors allow, both even (the columns' untangle and tangle pair elements y and
-    /// y + N/2 within each step's sub-lines); empty where none is.
-    static std::vector<int> split_line(int length, int most);
+    /// split() for lines up to `most` whole, longer ones in the four-step split F = L1 L2: halves
+    /// (L1 = 2) where they fit, quarters (L1 = 4) where they fit and `quarters` (step A in step B's
+    /// loads, fused_step_a()), else L1 >= L2 as near sqrt(F) as F's factors allow; every part even
+    /// (the columns' untangle and tangle pair elements y and y + N/2 within each step's sub-lines);
+    /// empty where none is.
+    static std::vector<int> split_line(int length, int most, bool quarters);
     /// The lengths this backend takes on this context (every fast size, multiples of 4 where a
     /// line takes two dispatches) and their cost: the memory traffic of one dispatch per step,
     /// plus the threads' butterfly work (src/README.md, "Any FFT size").
@@ -163,6 +162,10 @@ private:
     std::vector<Dispatch> dispatches(const std::vector<Pass>& passes) const;
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
+    /// How a line of `length` along `axis` is transformed: {length} whole (folded or not), or
+    /// {L1, L2} (four-step; quarters fused in the columns only). Rows taken as channel pairs
+    /// (channel_rows()) are whole whatever this says.
+    std::vector<int> split(int length, Axis axis) const;
     /// split() of the axis's lines: rows as channel pairs whole.
     std::vector<int> axis_split(Axis axis) const;
     /// How the rows lie in `t` (fft_line.comp's H_SOURCE and H_TARGET): 0 as row pairs N/2 apart
