@@ -105,19 +105,22 @@ TEST(inverse_matches_fftw_c2r) {
     }
 }
 
+// `fft` (of size s, the chain `what`) filters random images as FFTW's circular convolution does.
+void expect_filter_matches_fftw(const std::string& what, Fft2D& fft, Size s) {
+    std::vector<float> image = test::random_image(s, 1 + s.m), kernel = test::random_image(s, 2 + s.n);
+    std::vector<float> out = Filter(fft, kernel).apply(image);
+    for (int c = 0; c < 4; ++c) {
+        auto ref = reference_circular_convolution(channel_of(image, c), channel_of(kernel, c), s.m, s.n);
+        ErrorStats e = compare(ref, channel_of(out, c));
+        expect_close(what, s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
+    }
+}
+
 TEST(filter_matches_fftw_circular_convolution) {
     for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(kSizes)) {
         if (!test::takes(chain, s)) continue;
-        auto fft = test::fft(s, chain.options);
-        std::vector<float> image = test::random_image(s, 1 + s.m), kernel = test::random_image(s, 2 + s.n);
-        Filter filter(*fft, kernel);
-        std::vector<float> out = filter.apply(image);
-        for (int c = 0; c < 4; ++c) {
-            auto ref = reference_circular_convolution(channel_of(image, c), channel_of(kernel, c), s.m, s.n);
-            ErrorStats e = compare(ref, channel_of(out, c));
-            expect_close(chain.name, s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
-        }
+        expect_filter_matches_fftw(chain.name, *test::fft(s, chain.options), s);
     }
 }
 
@@ -429,12 +432,7 @@ TEST(long_columns_fuse_quarters_where_pair0_mirror_fits) {
             int quarters = 0;
             for (const std::string& d : fft->describe_dispatches()) quarters += d.find("step A (4 points) in its loads") != std::string::npos;
             EXPECT(quarters == (s.n == 16384 ? 2 : 0), chain.name, " at ", s.m, "x", s.n, ": ", quarters, " dispatches with quarters fused");
-            std::vector<float> image = test::random_image(s, 3 + s.n), kernel = test::random_image(s, 4 + s.n);
-            std::vector<float> out = Filter(*fft, kernel).apply(image);
-            for (int c = 0; c < 4; ++c) {
-                ErrorStats e = compare(reference_circular_convolution(channel_of(image, c), channel_of(kernel, c), s.m, s.n), channel_of(out, c));
-                expect_close(chain.name, s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
-            }
+            expect_filter_matches_fftw(chain.name, *fft, s);
         }
     }
 }

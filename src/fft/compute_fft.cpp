@@ -101,7 +101,7 @@ constexpr double kFoldCost = 1.0;
 /// 7.60 -> 9.91 (forward) and 6.84 -> 8.72 (inverse), so rows fuse halves only (src/README.md,
 /// "The four-step route").
 constexpr int kFusedStepA[] = {2, 4};
-constexpr int kMostFused = 4;
+constexpr int kMostFused = kFusedStepA[std::size(kFusedStepA) - 1];
 /// Each further read of a fused step A's texels against one dispatch's memory traffic (LengthModel):
 /// on the H100 the fused rows of 8192^2 took 2.12 ms a dispatch, 1.36x four of 4096^2's whole rows
 /// (0.39 ms).
@@ -406,16 +406,14 @@ std::vector<int> ComputeFft::split(int length, Axis axis) const {
     if (fold(length) > 1) return {length};
     const int most = longest_line(options_, *tuning_);
     const bool fits = shared_bytes(length, 1, 1, 0) <= shared_bytes_;
+    const int longest = fits ? most : std::min(most, length - 1);
+    std::vector<int> parts = split_line(length, longest, axis == Axis::Columns);
     // Quarters only where pair 0's step B holds its mirror sub-lines k1 and 4 - k1 as two lines of
     // one workgroup (mirror_of()): within the threads and, a float an element, the shared memory.
-    auto mirror_fits = [&](int part) {
-        const LinePlan p = line_plan(part, line_radix(*tuning_, options_.compute_radix, part), plans_);
-        return 2 * p.threads <= kMaxThreads && shared_bytes(part, 2, 1, 0) <= shared_bytes_;
-    };
-    const int quarter = length / kMostFused;
-    const bool quarters =
-        axis == Axis::Columns && length > most && length % kMostFused == 0 && quarter <= most && quarter % 2 == 0 && mirror_fits(quarter);
-    std::vector<int> parts = split_line(length, fits ? most : std::min(most, length - 1), quarters);
+    if (parts.size() == 2 && parts[0] == kMostFused) {
+        const LinePlan p = line_plan(parts[1], line_radix(*tuning_, options_.compute_radix, parts[1]), plans_);
+        if (2 * p.threads > kMaxThreads || shared_bytes(parts[1], 2, 1, 0) > shared_bytes_) parts = split_line(length, longest, false);
+    }
     if (parts.empty())
         throw std::invalid_argument("a line of " + std::to_string(length) + " is longer than " + std::to_string(most) +
                                     " and not a product of two even lengths: the compute backend cannot take it");
