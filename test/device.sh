@@ -3,6 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
+#                                        layouts
 #                                        batch sizes sizes_variants plans waves compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -180,6 +181,28 @@ fi
 if has probe; then
     [ -x bin/bench/passprobe ] && run probe bin/bench/passprobe 1024
 fi
+probe_peak=$peak
+[ "$probe_peak" = 0 ] && probe_peak=3350  # lineprobe needs one; an unknown chip's rates are then against an H100's
 if has lineprobe && [ -x bin/bench/lineprobe ]; then  # each line dispatch's memory pattern alone (make bench)
-    for n in ${LINEPROBE_SIZES:-4096 8192}; do TAIL=40 run "lineprobe_$n" bin/bench/lineprobe "$n" "$peak"; done
+    for n in ${LINEPROBE_SIZES:-4096 8192}; do TAIL=40 run "lineprobe_$n" bin/bench/lineprobe "$n" "$probe_peak"; done
+fi
+if has layouts && [ -x bin/bench/lineprobe ]; then  # whole rows and columns through the textures, linear storage
+                                                   # buffers and tiled ones (the layout between dispatches)
+    for n in 2048 4096 8192; do
+        case $n in
+            2048) rows="axis=rows,mirror=1,len=2048,lines=2,elems=8" ;;  # row pairs, two a workgroup
+            4096) rows="axis=rows,mirror=0,len=4096,lines=2,elems=8" ;;  # channel rows, two a workgroup
+            *) rows="axis=rows,mirror=0,len=8192,lines=1,elems=8" ;;
+        esac
+        pats="rows:$rows rows_linear:$rows,buffer=1"
+        if [ $n != 8192 ]; then  # 8192's columns take the four-step route
+            cols="len=$n,lines=1,elems=8" cols2="len=$n,lines=2,pairs=2,elems=8"
+            pats="$pats columns:$cols columns2:$cols2 columns_linear:$cols,buffer=1 columns2_linear:$cols2,buffer=1"
+            for t in 8x8 16x16 32x8 8x32 4x64; do
+                pats="$pats rows_$t:$rows,buffer=1,tw=${t%x*},th=${t#*x} columns_$t:$cols,buffer=1,tw=${t%x*},th=${t#*x}"
+                pats="$pats columns2_$t:$cols2,buffer=1,tw=${t%x*},th=${t#*x}"
+            done
+        fi
+        TAIL=40 run "layouts_$n" bin/bench/lineprobe "$n" "$probe_peak" $pats
+    done
 fi

@@ -11,11 +11,20 @@
 // e < ELEMENTS. ORDER 0: neighbouring workgroups take neighbouring lines; 1: neighbouring sub-lines.
 layout(local_size_x = GROUP_SIZE) in;   // THREADS * LINES, a literal
 #if BUFFER
-// Linear storage buffers instead (row-major: texel (x, y) at y WIDTH + x).
+// Linear storage buffers instead (row-major: texel (x, y) at y WIDTH + x), or in tiles of TILE_W x
+// TILE_H texels, tile after tile along x, each tile row-major.
 layout(std430, binding = 0) restrict readonly buffer Source { vec4 src[]; };
 layout(std430, binding = 1) restrict writeonly buffer Target { vec4 dst[]; };
-vec4 load(ivec2 p) { return src[uint(p.y) * uint(WIDTH) + uint(p.x)]; }
-void save(ivec2 p, vec4 v) { dst[uint(p.y) * uint(WIDTH) + uint(p.x)] = v; }
+#if TILE_W > 0
+uint index(ivec2 p) {
+    uvec2 q = uvec2(p), tile = q / uvec2(TILE_W, TILE_H), in_tile = q % uvec2(TILE_W, TILE_H);
+    return (tile.y * uint(WIDTH / TILE_W) + tile.x) * uint(TILE_W * TILE_H) + in_tile.y * uint(TILE_W) + in_tile.x;
+}
+#else
+uint index(ivec2 p) { return uint(p.y) * uint(WIDTH) + uint(p.x); }
+#endif
+vec4 load(ivec2 p) { return src[index(p)]; }
+void save(ivec2 p, vec4 v) { dst[index(p)] = v; }
 #else
 layout(binding = 0) uniform sampler2DRect u_src;
 layout(rgba32f, binding = 0) uniform writeonly image2DRect u_dst;

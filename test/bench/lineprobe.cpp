@@ -8,7 +8,8 @@
 // stride, step (sub-line spacing), subs (sub-lines a line), lines (a workgroup's), pairs
 // (neighbouring lines among them), elems (a thread's), order (0: workgroups along lines first,
 // 1: along sub-lines), mirror (0|1: also the mirror column M - x or row y + N/2), count (lines
-// across the axis), buffer (1: linear storage buffers instead of the textures), shared (an
+// across the axis), buffer (1: linear storage buffers instead of the textures), tw and th (with
+// buffer=1: the buffers in tiles of tw x th texels, each tile's rows one after another), shared (an
 // occupancy of that many KB of shared memory a workgroup). Without patterns: the four-step,
 // whole-line and channel-row patterns of SIZE.
 #include "app/cli.h"
@@ -42,7 +43,7 @@ Pattern parse_pattern(const std::string& text, int size) {
     p.name = text.substr(0, colon);
     p.text = text;
     p.v = {{"axis", 1}, {"len", size}, {"stride", 1}, {"step", size}, {"subs", 1}, {"lines", 1}, {"pairs", 1},
-           {"elems", 4}, {"order", 1}, {"mirror", 1}, {"count", -1}, {"buffer", 0}, {"shared", 0}};
+           {"elems", 4}, {"order", 1}, {"mirror", 1}, {"count", -1}, {"buffer", 0}, {"tw", 0}, {"th", 0}, {"shared", 0}};
     std::stringstream items(text.substr(colon + 1));
     std::string item;
     while (std::getline(items, item, ',')) {
@@ -53,6 +54,8 @@ Pattern parse_pattern(const std::string& text, int size) {
         p.v[key] = key == "axis" ? (value == "rows" ? 0 : value == "columns" ? 1 : throw UsageError("axis: rows or columns"))
                                  : parse_int(value, key.c_str(), 0, 1 << 20);
     }
+    if ((p.v["tw"] > 0) != (p.v["th"] > 0) || (p.v["tw"] > 0 && (!p.v["buffer"] || size % p.v["tw"] || size % p.v["th"])))
+        throw UsageError("pattern '" + text + "': tw and th together, with buffer=1, each dividing the size");
     if (p.v["count"] < 0) p.v["count"] = p.v["axis"] ? size / 2 - 1 : (p.v["mirror"] ? size / 2 : size);
     return p;
 }
@@ -134,7 +137,7 @@ int main(int argc, char** argv) {
                 "STRIDE " + std::to_string(v["stride"]), "LINES " + std::to_string(v["lines"]), "PAIRS " + std::to_string(v["pairs"]),
                 "THREADS " + std::to_string(threads), "ELEMENTS " + std::to_string(v["elems"]), "ORDER " + std::to_string(v["order"]),
                 "MIRROR " + std::to_string(v["mirror"]), "GROUP_SIZE " + std::to_string(threads * v["lines"]),
-                "BUFFER " + std::to_string(v["buffer"]), "SHARED_VEC4S " + std::to_string(v["shared"] * 64)};
+                "BUFFER " + std::to_string(v["buffer"]), "TILE_W " + std::to_string(v["tw"]), "TILE_H " + std::to_string(v["th"]), "SHARED_VEC4S " + std::to_string(v["shared"] * 64)};
             const GlProgram& prog = programs.get({"", "lineprobe.comp", defines, false});
             const long long line_blocks = (v["count"] + v["pairs"] - 1) / v["pairs"];
             const int per_group = v["lines"] / v["pairs"];
