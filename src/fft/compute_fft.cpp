@@ -545,9 +545,9 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.shared_twiddles = whole_mixed_column && lines * s.line.threads > t.shared_twiddles_above &&
                         shared_bytes(s.length, lines, s.components, s.pad_every) + twiddle_table_bytes(s.full) <= shared_bytes_;
     // The four-step steps (rows' A and B; columns' A, B, a classic filter's A inverse and a fused
-    // one's two-point tail): neighbouring row or column pairs side by side too (tuning), blocks of
-    // lines / pairs sub-lines each, the last one partial where that does not divide the step's
-    // sub-lines.
+    // one's two- or four-point tail): neighbouring row or column pairs side by side too (tuning),
+    // blocks of lines / pairs sub-lines each, the last one partial where that does not divide the
+    // step's sub-lines.
     const int pairs = tiny_step ? t.column_tail_pairs
                       : rows    ? t.row_step_pairs
                       : d.step == 2 ? t.column_step_b_pairs

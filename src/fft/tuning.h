@@ -30,8 +30,8 @@ struct ComputeTuning {
     /// Whole mixed columns whose workgroup holds more threads than this read their twiddles from a
     /// copy of the table in shared memory, where it fits beside the exchange (compute_fft.cpp).
     int shared_twiddles_above = 512;
-    /// A filter's last column step where step A runs in step B's loads (lines of 2, a thread each:
-    /// FILTER_TAIL): that many neighbouring column pairs side by side in a workgroup.
+    /// A filter's last column step where step A runs in step B's loads (lines of 2 or 4, a thread
+    /// each: FILTER_TAIL): that many neighbouring column pairs side by side in a workgroup.
     int column_tail_pairs = 4;
 };
 
