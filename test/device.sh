@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
-#                                        layouts batch sizes sizes_variants plans waves compile isa sizes_batch stream all
+#                                        layouts batch sizes sizes_variants plans waves builds compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -146,6 +146,15 @@ if has waves; then  # a dispatch's time against its number of lines: the same li
                    # 511-1023 column pairs), one race, the planner's plans
     TAIL=14 run waves timeout 500 bin/fftcompare --backend compute --race default --repeat 11 \
         --sizes "${WAVES_SIZES:-2048x1008,2048x1024,2048x1050,2048x1080,2048x1120,1920x1024,1920x1080,1024x1080,1050x1080}"
+fi
+if has builds; then  # this build beside the build before (bin/old/fftcompare, where carried), each in its own
+                    # process, alternating, two rounds: the planner's plans raced (queued ms, each dispatch's us)
+    for i in 1 2; do
+        for b in fftcompare $([ -x bin/old/fftcompare ] && echo old/fftcompare); do
+            TAIL=8 run "builds_${b//\//_}_$i" timeout 280 bin/$b --backend compute --race default --repeat 7 \
+                --sizes "${BUILDS_SIZES:-2048x1024,1920x1080,2000x1152,1080x1920,1536}"
+        done
+    done
 fi
 if has compile; then  # first use of a size: its programs' setup with the driver's disk cache off, this build
                      # beside the build before where carried as bin/old/fftcompare, alternately, twice

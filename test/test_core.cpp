@@ -686,10 +686,10 @@ TEST(mixed_radix_plans_cover_every_fast_size) {
 }
 
 // Line plans chosen by hand (--compute-plan, for tuning), and the composite planner's (18 as 6 x 3):
-// composite radices 6, 10 and 12, one round a stage with the threads past a stage's butterflies
-// idle (the default threads), and partial rounds (threads that divide no stage's butterflies)
-// give FFTW's results on rows and columns, forward and filter; bad plans are refused with the
-// item named.
+// composite radices 6, 10, 12, 14 and 15, one round a stage with the threads past a stage's
+// butterflies idle (the default threads), and partial rounds (threads that divide no stage's
+// butterflies) give FFTW's results on rows and columns, forward and filter; bad plans are refused
+// with the item named.
 TEST(hand_chosen_line_plans_match_fftw) {
     const ComputeFft::LinePlan p = ComputeFft::plan_with({8, 8, 6, 5}, 0);
     EXPECT(p.threads == 384 && p.registers == 8 && p.inverse == (std::vector<int>{5, 6, 8, 8}) &&
@@ -697,7 +697,8 @@ TEST(hand_chosen_line_plans_match_fftw) {
            "8x8x6x5: ", p.threads, " threads of ", p.registers, " registers");
     const ComputeFft::LinePlan q = ComputeFft::plan_with({10, 4}, 3);
     EXPECT(q.threads == 3 && q.registers == 20 && q.slots == 3 * (2 * 10 + 4 * 4), "10x4/3: ", q.threads, " threads of ", q.registers);
-    for (const char* bad : {"1920:8x8x6x4", "15:15", "12:3x4", "x", "8:8/2000", "8:", "88:11x8", "16:4x4,16:2x8", "4096:8x8x8x8/1"}) {
+    for (const char* bad : {"1920:8x8x6x4", "15:15", "12:3x4", "x", "8:8/2000", "8:", "88:11x8", "16:4x4,16:2x8", "4096:8x8x8x8/1",
+                            "rows:16:4x4,rows:16:2x8", "diagonal:16:4x4", "columns:16"}) {
         bool refused = false;
         try {
             ComputeFft::parse_plans(bad);
@@ -716,7 +717,9 @@ TEST(hand_chosen_line_plans_match_fftw) {
     // Small lines: llvmpipe compiles these unrolled programs in 15-20 s a size. The last case
     // takes three lines a workgroup (any count works; the last workgroup of the 11 column pairs
     // holds two).
-    for (const Case& c : {Case{{20, 12}, "20:10x2,12:4x3/2", 0}, Case{{24, 18}, "24:12x2/4,composite", 0}, Case{{24, 18}, "", 3}}) {
+    // The fourth takes a plan per axis for one length (rows 2 x 15, columns 6 x 5).
+    for (const Case& c : {Case{{20, 12}, "20:10x2,12:4x3/2", 0}, Case{{24, 18}, "24:12x2/4,composite", 0},
+                         Case{{28, 28}, "28:14x2", 0}, Case{{30, 30}, "rows:30:2x15,columns:30:6x5", 0}, Case{{24, 18}, "", 3}}) {
         FftOptions o;
         o.backend = Backend::Compute;
         o.compute_plan = c.plan;
@@ -727,7 +730,9 @@ TEST(hand_chosen_line_plans_match_fftw) {
         for (const std::string& d : fft->describe_dispatches()) {
             shared_twiddles += d.find("twiddles from shared memory") != std::string::npos;
             if (c.lines) seen += d.find(" of 3 x ") != std::string::npos;
-            for (const char* radices : {"radices 12 x 2)", "radices 10 x 2)", "radices 6 x 3)", "radices 4 x 3)"}) seen += !c.lines && d.find(radices) != std::string::npos;
+            for (const char* radices : {"radices 12 x 2)", "radices 10 x 2)", "radices 6 x 3)", "radices 4 x 3)", "radices 14 x 2)"}) seen += !c.lines && d.find(radices) != std::string::npos;
+            const bool rows = d.rfind("rows", 0) == 0;
+            seen += d.find(rows ? "radices 2 x 15)" : "radices 6 x 5)") != std::string::npos;
         }
         // The lines case: rows forward, columns, rows inverse (pair 0 is one line).
         EXPECT(seen >= (c.lines ? 3 : 4), c.plan, " lines ", c.lines, ": the dispatches do not take the plan");
@@ -751,7 +756,9 @@ TEST(hand_chosen_line_plans_match_fftw) {
 }
 
 // The device rows' measured line plans (ComputeTuning::line_plans): the GPU row's 1000 as 8 5 5 5
-// with 200 threads, 1920 as 6 4 4 4 5 with 480 and 1152 as 4 4 4 6 3 with 384, each row's text a valid plan; --compute-plan overrides them per length, and a
+// with 200 threads, 1920 as 6 4 4 4 5 with 480, 1152 as 4 4 4 6 3 with 384 and 1080 as 6 6 6 5 on
+// the rows and 4 2 5 3 3 3 with 360 on the columns, each row's text a valid plan; --compute-plan
+// overrides them per length (on both axes, where it names the length on either), and a
 // --compute-radix (a tuning run of the planner's radix) sets them aside; the cost model follows.
 TEST(device_rows_measured_plans_yield_to_the_options) {
     for (bool software : {false, true}) {
@@ -773,11 +780,28 @@ TEST(device_rows_measured_plans_yield_to_the_options) {
     EXPECT(c.lines.count(1152) && c.lines.at(1152).forward == (std::vector<int>{4, 4, 4, 6, 3}) && c.lines.at(1152).threads == 384 &&
                c.lines.at(1152).registers == 6,
            "the GPU row's plan of 1152 is not 4x4x4x6x3 with 384 threads of 6 registers");
+    // 1080: 6 6 6 5 on the rows, 4 2 5 3 3 3 with 360 threads on the columns.
+    using Axis = ComputeFft::Axis;
+    EXPECT(ComputeFft::line_plan(1080, 4, c, Axis::Rows).forward == (std::vector<int>{6, 6, 6, 5}) &&
+               ComputeFft::line_plan(1080, 4, c, Axis::Columns).forward == (std::vector<int>{4, 2, 5, 3, 3, 3}) &&
+               ComputeFft::line_plan(1080, 4, c, Axis::Columns).threads == 360 &&
+               ComputeFft::line_plan(1920, 4, c, Axis::Columns).forward == ComputeFft::line_plan(1920, 4, c, Axis::Rows).forward,
+           "the GPU row's plans of 1080 are not 6x6x6x5 on the rows and 4x2x5x3x3x3/360 on the columns");
     EXPECT(ComputeFft::chosen_plans(o, compute_tuning(true)).lines.empty(), "the software row has measured plans");
     o.compute_plan = "1000:10x10x10,1920:8x8x6x5";
     c = ComputeFft::chosen_plans(o, gpu);
-    EXPECT(c.lines.at(1000).forward == (std::vector<int>{10, 10, 10}) && c.lines.count(1920) && c.lines.count(1080),
+    EXPECT(c.lines.at(1000).forward == (std::vector<int>{10, 10, 10}) && c.lines.count(1920) && c.lines.count(1080) && c.columns.count(1080),
            "--compute-plan does not win over the row, or the row's other plans are lost");
+    // A length the option names, on either axis, takes the option's plans alone there.
+    o.compute_plan = "1080:8x5x3x3x3";
+    c = ComputeFft::chosen_plans(o, gpu);
+    EXPECT(ComputeFft::line_plan(1080, 4, c, Axis::Columns).forward == (std::vector<int>{8, 5, 3, 3, 3}) && c.columns.empty(),
+           "--compute-plan 1080:... does not set the row's column plan of 1080 aside");
+    o.compute_plan = "rows:1080:8x5x3x3x3";
+    c = ComputeFft::chosen_plans(o, gpu);
+    EXPECT(ComputeFft::line_plan(1080, 4, c, Axis::Rows).forward == (std::vector<int>{8, 5, 3, 3, 3}) &&
+               ComputeFft::line_plan(1080, 4, c, Axis::Columns).forward == ComputeFft::plan_line(1080, 4, 1024).forward,
+           "--compute-plan rows:1080:... leaves the columns of 1080 to the row's plan, not the planner's");
     o.compute_plan.clear();
     o.compute_radix = 8;
     EXPECT(ComputeFft::chosen_plans(o, gpu).lines.empty(), "--compute-radix does not set the row's plans aside");

@@ -107,9 +107,11 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
         {"compute-lines", 0, "G", "compute backend: lines per workgroup, 1 to 32 (default: by size)",
          set([&fft](const std::string& v) { fft.compute_lines = parse_int(v, "--compute-lines", 1, 32); })},
         {"compute-plan", 0, "PLANS",
-         "compute backend, for tuning: line plans by hand, LENGTH:RxRx...[/THREADS]\n"
-         "comma-separated, e.g. 1920:8x8x6x5/384, or composite: mixed lines in the\n"
-         "fewest stages of radices up to 12 (default: the planner's)",
+         "compute backend, for tuning: line plans by hand,\n"
+         "[rows:|columns:]LENGTH:RxRx...[/THREADS] comma-separated, e.g.\n"
+         "1920:8x8x6x5/384 (both axes) or columns:1080:6x6x6x5 (one axis), or\n"
+         "composite: mixed lines in the fewest stages of radices up to 12\n"
+         "(default: the planner's, and the GPU's measured plans)",
          set([&fft](const std::string& v) {
              ComputeFft::parse_plans(v);  // refuses a bad plan here, with its item named
              fft.compute_plan = v;

@@ -251,16 +251,23 @@ ComputeFft::PlanChoice ComputeFft::parse_plans(const std::string& text) {
             plans.composite = true;
             continue;
         }
-        // LENGTH:RxRx...[/THREADS]
+        // [rows:|columns:]LENGTH:RxRx...[/THREADS]
         const std::string what = "compute plan \"" + item + "\"";
         auto bad = [&what](const std::string& why) { return UsageError(what + ": " + why); };
-        const size_t colon = item.find(':'), slash = item.find('/');
-        if (colon == std::string::npos) throw bad("expected LENGTH:RADIXxRADIX...[/THREADS]");
-        const int length = parse_int(item.substr(0, colon), what + " length", 2, 1 << 20);
-        const int threads = slash == std::string::npos ? 0 : parse_int(item.substr(slash + 1), what + " threads", 1, kMaxThreads);
+        std::map<int, LinePlan>* to = &plans.lines;
+        std::string plan = item;
+        for (auto [axis, lines] : {std::pair{"rows:", &plans.rows}, std::pair{"columns:", &plans.columns}})
+            if (plan.rfind(axis, 0) == 0) {
+                plan = plan.substr(std::string(axis).size());
+                to = lines;
+            }
+        const size_t colon = plan.find(':'), slash = plan.find('/');
+        if (colon == std::string::npos) throw bad("expected [rows:|columns:]LENGTH:RADIXxRADIX...[/THREADS]");
+        const int length = parse_int(plan.substr(0, colon), what + " length", 2, 1 << 20);
+        const int threads = slash == std::string::npos ? 0 : parse_int(plan.substr(slash + 1), what + " threads", 1, kMaxThreads);
         std::vector<int> forward;
         long long product = 1;
-        for (const std::string& radix : split_list(item.substr(colon + 1, slash == std::string::npos ? std::string::npos : slash - colon - 1), 'x')) {
+        for (const std::string& radix : split_list(plan.substr(colon + 1, slash == std::string::npos ? std::string::npos : slash - colon - 1), 'x')) {
             const int r = parse_int(radix, what + " radix", 2, 16);
             if (r == 11 || r == 13) throw bad("radix " + radix + ": fft_line.comp takes 2-10, 12, 14, 15 and 16");
             forward.push_back(r);
@@ -271,15 +278,21 @@ ComputeFft::PlanChoice ComputeFft::parse_plans(const std::string& text) {
         const LinePlan p = plan_with(forward, threads);
         if (p.threads > kMaxThreads) throw bad(std::to_string(p.threads) + " threads a line; at most " + std::to_string(kMaxThreads));
         if (p.registers > 32) throw bad(std::to_string(p.registers) + " elements a thread; at most 32");
-        if (!plans.lines.emplace(length, p).second) throw bad("a second plan for a line of " + std::to_string(length));
+        if (!to->emplace(length, p).second) throw bad("a second plan for a line of " + std::to_string(length));
     }
     return plans;
 }
 
 ComputeFft::PlanChoice ComputeFft::chosen_plans(const FftOptions& options, const ComputeTuning& tuning) {
     PlanChoice plans = parse_plans(options.compute_plan);
-    if (options.compute_radix == 0)
-        for (const auto& [length, plan] : parse_plans(tuning.line_plans).lines) plans.lines.emplace(length, plan);  // the option's first
+    if (options.compute_radix != 0) return plans;
+    // The row's, for the lengths the option names on neither axis: a length chosen by hand takes
+    // its plan there, not the row's plan for one axis.
+    const PlanChoice option = plans, row = parse_plans(tuning.line_plans);
+    auto named = [&option](int length) { return option.lines.count(length) || option.rows.count(length) || option.columns.count(length); };
+    for (auto [from, to] : {std::pair{&row.lines, &plans.lines}, std::pair{&row.rows, &plans.rows}, std::pair{&row.columns, &plans.columns}})
+        for (const auto& [length, plan] : *from)
+            if (!named(length)) to->emplace(length, plan);
     return plans;
 }
 
@@ -316,9 +329,11 @@ std::vector<int> ComputeFft::composite_radices(int length) {
     return best;
 }
 
-ComputeFft::LinePlan ComputeFft::line_plan(int length, int max_radix, const PlanChoice& choice) {
-    const auto hand = choice.lines.find(length);
-    if (hand != choice.lines.end()) return hand->second;
+ComputeFft::LinePlan ComputeFft::line_plan(int length, int max_radix, const PlanChoice& choice, Axis axis) {
+    for (const std::map<int, LinePlan>* lines : {axis == Axis::Rows ? &choice.rows : &choice.columns, &choice.lines}) {
+        const auto hand = lines->find(length);
+        if (hand != lines->end()) return hand->second;
+    }
     if (choice.composite && !is_power_of_two(length)) return plan_with(composite_radices(length), 0);
     return plan_line(length, max_radix, kMaxThreads);
 }
@@ -411,7 +426,7 @@ std::vector<int> ComputeFft::split(int length, Axis axis) const {
     // Quarters only where pair 0's step B holds its mirror sub-lines k1 and 4 - k1 as two lines of
     // one workgroup (mirror_of()): within the threads and, a float an element, the shared memory.
     if (parts.size() == 2 && parts[0] == kMostFused) {
-        const LinePlan p = line_plan(parts[1], line_radix(*tuning_, options_.compute_radix, parts[1]), plans_);
+        const LinePlan p = line_plan(parts[1], line_radix(*tuning_, options_.compute_radix, parts[1]), plans_, axis);
         if (2 * p.threads > kMaxThreads || shared_bytes(parts[1], 2, 1, 0) > shared_bytes_) parts = split_line(length, longest, false);
     }
     if (parts.empty())
@@ -467,7 +482,7 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
         const bool fused = fused_step_a(parts);
         double c = fused ? (parts[0] - 1) * kFusedReadCost : 0;
         for (int part : fused ? std::vector<int>{parts[1]} : parts) {
-            const LinePlan p = line_plan(part, line_radix(t, radix, part), plans);
+            const LinePlan p = line_plan(part, line_radix(t, radix, part), plans, Axis::Rows);
             c += 1 + (f - 1) * kFoldCost + kButterflyCost * static_cast<double>(p.slots) / part;
         }
         return c;
@@ -490,7 +505,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.line_count = axis_lines * s.sublines;
     const ComputeTuning& t = *tuning_;
     s.radix = line_radix(t, options_.compute_radix, s.length);
-    s.line = line_plan(s.length, s.radix, plans_);
+    s.line = line_plan(s.length, s.radix, plans_, d.axis);
     // Whole short column lines take one line per workgroup and fewer components.
     const bool short_columns = !rows && d.step == 0 && s.length <= t.short_column_length && options_.compute_lines == 0;
     const int most = std::min(t.max_components, short_columns ? t.short_column_components : 8);

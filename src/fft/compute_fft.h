@@ -29,6 +29,7 @@ public:
     using Fft2D::forward;
     using Fft2D::inverse;
 
+    enum class Axis { Rows, Columns };
     /// Whether this context runs compute shaders with image load/store.
     static bool supported();
     /// The registers a thread may take in a workgroup of `threads` on NVIDIA (read from the
@@ -53,24 +54,28 @@ public:
     /// many as the stage with the most butterflies has, so that every stage runs one round and
     /// the threads past a stage's butterflies (whole warps) wait at its barriers.
     static LinePlan plan_with(const std::vector<int>& forward, int threads);
-    /// Plans chosen over the planner's (FftOptions::compute_plan, for tuning): per line length, and
-    /// whether lines with factors 3, 5 or 7 take composite_radices().
+    /// Plans chosen over the planner's (FftOptions::compute_plan, for tuning): per line length on
+    /// both axes (`lines`) or on one (`rows`, `columns`: over `lines` there), and whether lines
+    /// with factors 3, 5 or 7 take composite_radices().
     struct PlanChoice {
-        std::map<int, LinePlan> lines;
+        std::map<int, LinePlan> lines, rows, columns;
         bool composite = false;
     };
-    /// FftOptions::compute_plan read: items "LENGTH:RxRx...[/THREADS]" (e.g. "1920:8x8x6x5/384")
-    /// and "composite", comma-separated. Throws UsageError naming the item.
+    /// FftOptions::compute_plan read: items "[rows:|columns:]LENGTH:RxRx...[/THREADS]" (e.g.
+    /// "1920:8x8x6x5/384", "columns:1080:4x2x5x3x3x3/360") and "composite", comma-separated.
+    /// Throws UsageError naming the item.
     static PlanChoice parse_plans(const std::string& text);
     /// The plans line_plan() takes over the planner's: the option's, and for the lengths it does
-    /// not name, where no --compute-radix is given, the device row's (ComputeTuning::line_plans).
+    /// not name (on either axis), where no --compute-radix is given, the device row's
+    /// (ComputeTuning::line_plans).
     static PlanChoice chosen_plans(const FftOptions& options, const ComputeTuning& tuning);
     /// The fewest stages of radices 2-10 and 12 (at most kMaxRegisters elements a thread) for a
     /// line of `length`, then the fewest threads with one round a stage, the first radix even:
     /// 1920 as 8 8 6 5 (384 threads), 1080 as 12 10 9 (120), 1000 as 10 10 10.
     static std::vector<int> composite_radices(int length);
-    /// The plan of a line of `length`: `choice`'s for it where it has one, else plan_line()'s.
-    static LinePlan line_plan(int length, int max_radix, const PlanChoice& choice);
+    /// The plan of a line of `length` on `axis`: `choice`'s for it where it has one (for that axis
+    /// first), else plan_line()'s.
+    static LinePlan line_plan(int length, int max_radix, const PlanChoice& choice, Axis axis);
     /// The forward radices of plan_line().
     static std::vector<int> line_radices(int length, int max_radix);
     /// The option value checked: 4, 8, 16, or 0 (auto: by line length).
@@ -105,7 +110,6 @@ public:
     std::vector<std::string> describe_dispatches() const;
 
 private:
-    enum class Axis { Rows, Columns };
     /// How fft_line.comp reads its lines (LOAD_*): row pairs of a real image, the untangled row
     /// spectra's columns, a spectrum's columns, or the four-step intermediates (row or column pairs).
     /// RowChannels: one image row as two complex channel pairs (channel_rows()).

@@ -126,8 +126,9 @@ struct FftOptions {
     int compute_fold = 0;
     /// Compute backend: line plans chosen for tuning, comma-separated: "LENGTH:RxRx...[/THREADS]",
     /// the forward stages' radices (2-10, 12, 14, 15, 16; the first even) of lines of that length
-    /// and the threads a line (default: one round a stage); "composite": lines with factors 3, 5
-    /// or 7 in the fewest stages of radices up to 12. Empty (default): the planner's.
+    /// and the threads a line (default: one round a stage), on both axes, or with "rows:" or
+    /// "columns:" before it on one; "composite": lines with factors 3, 5 or 7 in the fewest stages
+    /// of radices up to 12. Empty (default): the planner's (and the device's measured plans).
     std::string compute_plan;
 
     /// Every field, for ordering (caches keyed by options) and comparison.
