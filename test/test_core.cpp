@@ -698,7 +698,7 @@ TEST(hand_chosen_line_plans_match_fftw) {
     const ComputeFft::LinePlan q = ComputeFft::plan_with({10, 4}, 3);
     EXPECT(q.threads == 3 && q.registers == 20 && q.slots == 3 * (2 * 10 + 4 * 4), "10x4/3: ", q.threads, " threads of ", q.registers);
     for (const char* bad : {"1920:8x8x6x4", "15:15", "12:3x4", "x", "8:8/2000", "8:", "88:11x8", "16:4x4,16:2x8", "4096:8x8x8x8/1",
-                            "rows:16:4x4,rows:16:2x8", "diagonal:16:4x4", "columns:16"}) {
+                            "rows:16:4x4,rows:16:2x8", "diagonal:16:4x4", "columns:16", "rows:columns:16:4x4"}) {
         bool refused = false;
         try {
             ComputeFft::parse_plans(bad);

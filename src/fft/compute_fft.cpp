@@ -260,6 +260,7 @@ ComputeFft::PlanChoice ComputeFft::parse_plans(const std::string& text) {
             if (plan.rfind(axis, 0) == 0) {
                 plan = plan.substr(std::string(axis).size());
                 to = lines;
+                break;  // one axis at most: "rows:columns:..." fails as a length below
             }
         const size_t colon = plan.find(':'), slash = plan.find('/');
         if (colon == std::string::npos) throw bad("expected [rows:|columns:]LENGTH:RADIXxRADIX...[/THREADS]");
