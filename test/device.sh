@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
-#                                        layouts batch sizes sizes_variants plans waves builds compile isa sizes_batch stream all
+#                                        layouts batch sizes sizes_variants plans waves fuse bands builds compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -147,6 +147,12 @@ if has waves; then  # a dispatch's time against its number of lines: the same li
     TAIL=14 run waves timeout 500 bin/fftcompare --backend compute --race default --repeat 11 \
         --sizes "${WAVES_SIZES:-2048x1008,2048x1024,2048x1050,2048x1080,2048x1120,1920x1024,1920x1080,1024x1080,1050x1080}"
 fi
+if has fuse; then  # the four-step route's step A in step B's loads: the default (halves; the columns'
+                  # quarters classic, step B in bands) against never and halves or quarters
+                  # (--compute-fuse 1, 4), one race
+    TAIL=20 run fuse timeout 560 bin/fftcompare --backend compute --race "default;default+fuse=1;default+fuse=4" --repeat 5 \
+        --sizes "${FUSE_SIZES:-8192,16384,6000}"
+fi
 if has builds; then  # this build beside the build before (bin/old/fftcompare, where carried), each in its own
                     # process, alternating, two rounds: the planner's plans raced (queued ms, each dispatch's us)
     for i in 1 2; do
@@ -212,5 +218,19 @@ if has layouts && [ -x bin/bench/lineprobe ]; then  # whole rows and columns thr
             done
         fi
         TAIL=40 run "layouts_$n" bin/bench/lineprobe "$n" "$probe_peak" $pats
+    done
+fi
+if has bands && [ -x bin/bench/lineprobe ]; then  # column lines of 4096 in long columns (the four-step steps B of
+                                                 # quarters and halves): workgroups along column pairs of one
+                                                 # band of rows first (order=0) or along a pair's bands
+                                                 # (order=1, as a fused step B), with and without the mirror column
+    for n in ${BANDS_SIZES:-4096 8192 16384}; do
+        band="len=4096,step=4096,subs=$((n / 4096)),lines=1,elems=8"
+        pats="whole:len=$n,lines=1,elems=$((n / 1024))"
+        for o in 0 1; do
+            pats="$pats band_o${o}:$band,order=$o band_o${o}_nomirror:$band,order=$o,mirror=0"
+        done
+        pats="$pats band_o0_pairs2:len=4096,step=4096,subs=$((n / 4096)),lines=2,pairs=2,elems=8,order=0"
+        TAIL=12 run "bands_$n" bin/bench/lineprobe "$n" "$probe_peak" $pats
     done
 fi

@@ -373,27 +373,33 @@ TEST(rows_take_channel_pairs_where_a_row_pair_fills_a_workgroup) {
     }
 }
 
-// Lines split in halves that fit take step A in step B's loads (fft_line.comp's FUSED_A), else in
-// quarters that fit the same way (a radix-4 step A); a filter's columns then end with the two- or
-// four-point step A inverse (FILTER_TAIL, column pairs side by side). Longer lines take the
-// classic route of two dispatches a line, and a filter's columns there three (forward A; B
-// forward, multiply and inverse; A inverse). Rows fuse halves only. The numerical tests above
-// cover the three routes only if the four-step chain (lines of 16) takes them: 28 x 24's columns
-// in halves, 20 x 64's in quarters, 64 x 256's rows (64: not in quarters) and columns classic.
-// The classic route's column pairs side by side in step A are covered only if its A steps take
-// them.
+// Lines split in halves that fit take step A in step B's loads (fft_line.comp's FUSED_A); a
+// filter's columns then end with the two-point step A inverse (FILTER_TAIL, column pairs side by
+// side). Columns whose quarters fit take the classic route in quarters (a four-point step A of
+// its own, column pairs side by side), or with --compute-fuse 4 step A in step B's loads (a
+// radix-4 step A) and the four-point tail. Longer lines take the classic route of two dispatches
+// a line, and a filter's columns there three (forward A; B forward, multiply and inverse; A
+// inverse). Rows fuse halves only. The numerical tests above cover these routes only if the
+// four-step chain (lines of 16) takes them: 28 x 24's columns in halves, 20 x 64's in quarters,
+// 64 x 256's rows (64: not in quarters) and columns classic; the fused quarters are covered here.
 TEST(four_step_takes_fused_and_classic_routes) {
     struct Case {
         Size size;
+        int fuse;                            // FftOptions::compute_fuse
         int halves, quarters, column_steps;  // fused dispatches of each kind; column dispatches (not pair 0)
-        bool classic_columns;
+        int a_pairs;                         // classic: column pairs side by side in the A steps; 0: fused (a tail of 4)
     };
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
-        for (const Case& c : {Case{{28, 24}, 2, 0, 2, false}, Case{{20, 64}, 0, 2, 2, false}, Case{{64, 256}, 0, 0, 3, true}}) {
-            auto* fft = compute_fft(c.size, chain.options, chain.name);
+        for (const Case& c : {Case{{28, 24}, 0, 2, 0, 2, 0}, Case{{20, 64}, 0, 0, 0, 3, 4}, Case{{20, 64}, 4, 0, 2, 2, 0},
+                              Case{{64, 256}, 0, 0, 0, 3, 2}}) {
+            FftOptions options = chain.options;
+            options.compute_fuse = c.fuse;
+            const std::string at = chain.name + " (fuse " + std::to_string(c.fuse) + ") at " + std::to_string(c.size.m) + "x" + std::to_string(c.size.n);
+            auto* fft = compute_fft(c.size, options, at);
             if (!fft) continue;
             int halves = 0, quarters = 0, a_steps = 0, tails = 0, column_steps = 0, paired_a = 0;
+            const std::string pairs = std::to_string(c.a_pairs ? c.a_pairs : 4) + " column pairs side by side";
             for (const std::string& d : fft->describe_dispatches()) {
                 const std::string label = d.substr(0, d.find(':'));
                 const bool column = label.rfind("columns", 0) == 0, pair0 = label.find("(pair 0)") != std::string::npos;
@@ -402,38 +408,80 @@ TEST(four_step_takes_fused_and_classic_routes) {
                 a_steps += column && label.find(" A") != std::string::npos && label.find(" A'") == std::string::npos;
                 if (column && !pair0) {
                     ++column_steps;
-                    if (label.find(" A'") != std::string::npos && !c.classic_columns)
-                        tails += d.find("4 column pairs side by side") != std::string::npos;
-                    // The classic route's step A and A inverse: 2 column pairs side by side (tuning).
-                    if (label.find(" A") != std::string::npos && c.classic_columns) paired_a += d.find("2 column pairs side by side") != std::string::npos;
+                    if (label.find(" A'") != std::string::npos && !c.a_pairs) tails += d.find(pairs) != std::string::npos;
+                    // The classic route's step A and A inverse: column pairs side by side (tuning).
+                    if (label.find(" A") != std::string::npos && c.a_pairs) paired_a += d.find(pairs) != std::string::npos;
                 }
             }
-            const std::string at = chain.name + " at " + std::to_string(c.size.m) + "x" + std::to_string(c.size.n) + ": ";
             EXPECT(halves == c.halves && quarters == c.quarters && column_steps == c.column_steps &&
-                       (c.classic_columns ? a_steps == 2 && paired_a == 2 : a_steps == 0 && tails == 1),
-                   at, halves, " dispatches with halves fused, ", quarters, " with quarters, ", column_steps, " column dispatches, ",
+                       (c.a_pairs ? a_steps == 2 && paired_a == 2 : a_steps == 0 && tails == 1),
+                   at, ": ", halves, " dispatches with halves fused, ", quarters, " with quarters, ", column_steps, " column dispatches, ",
                    a_steps, " column A steps (pair 0 and the rest), ", tails, " tails with column pairs side by side, ", paired_a,
                    " A steps with column pairs side by side");
+            if (c.fuse) expect_filter_matches_fftw(at, *fft, c.size);
         }
     }
 }
 
-// Columns whose quarters fit a workgroup fuse step A in quarters only where pair 0's step B can
-// hold its mirror sub-lines (k1 and 4 - k1) as two lines of one workgroup: 16384 as 4 x 4096 (512
-// threads a line), not 12000 as 4 x 3000 (600: its mirror read an empty line, rel RMS 0.4, until
-// split() checked). Both filter as FFTW does, at the compute chain's own lines (not the four-step
-// chain's 16).
-TEST(long_columns_fuse_quarters_where_pair0_mirror_fits) {
+// Columns whose quarters fit a workgroup take them only where pair 0's step B can hold its mirror
+// sub-lines (k1 and 4 - k1) as two lines of one workgroup: 16384 as 4 x 4096 (512 threads a line),
+// not 12000 as 4 x 3000 (600: its mirror read an empty line, rel RMS 0.4, until split() checked).
+// 16384's step B, one 4096-point sub-line a workgroup, goes along a band of rows (BANDS) and
+// multiplies by the kernel's spectrum in step B's order (Filter::kernel(), KERNEL_STEP_ORDER);
+// with --compute-fuse 4 step A rides in step B's loads instead. Each filters as FFTW does, at the
+// compute chain's own lines (not the four-step chain's 16).
+TEST(long_columns_take_quarters_where_pair0_mirror_fits) {
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "compute") continue;
-        for (Size s : {Size{4, 16384}, Size{4, 12000}}) {
-            auto* fft = compute_fft(s, chain.options, chain.name);
+        for (Size s : {Size{4, 16384}, Size{4, 12000}})
+            for (int fuse : {0, 4}) {
+                if (s.n == 12000 && fuse) continue;
+                FftOptions options = chain.options;
+                options.compute_fuse = fuse;
+                const std::string at = chain.name + " (fuse " + std::to_string(fuse) + ")";
+                auto* fft = compute_fft(s, options, at);
+                if (!fft) continue;
+                int fused = 0, bands = 0, whole_sublines = 0;
+                for (const std::string& d : fft->describe_dispatches()) {
+                    fused += d.find("step A (4 points) in its loads") != std::string::npos;
+                    bands += d.find("column pairs of a band first") != std::string::npos;
+                    whole_sublines += d.rfind("columns filter B", 0) == 0 && d.find("lines of 4096") != std::string::npos;
+                }
+                const bool quarters = s.n == 16384;
+                EXPECT(fused == (quarters && fuse ? 2 : 0) && bands == (quarters && !fuse ? 1 : 0) &&
+                           whole_sublines == (quarters ? 2 : 0) && fft->reorders_kernel() == (quarters && !fuse),
+                       at, " at ", s.m, "x", s.n, ": ", fused, " dispatches with quarters fused, ", bands, " in bands, ", whole_sublines,
+                       " step B dispatches of 4096-point sub-lines; kernel reordered: ", fft->reorders_kernel());
+                expect_filter_matches_fftw(at, *fft, s);
+            }
+    }
+}
+
+// A filter's classic column step B of one sub-line a workgroup (forced here with one line a
+// workgroup: the GPU takes it at 16384's 4096-point sub-lines) goes along the column pairs of a
+// band of rows, and multiplies by the kernel's spectrum with its rows in step B's order: 64 x 256
+// in quarters (L1 = 4), 40 x 512 as 32 x 16 (the classic split), both against FFTW, pair 0's
+// multiply (its mirror rows N - v) included.
+TEST(step_b_in_bands_multiplies_the_reordered_kernel) {
+    for (const test::Chain& chain : test::chains()) {
+        if (chain.name != "four-step") continue;
+        FftOptions options = chain.options;
+        options.compute_lines = 1;
+        options.compute_max_line = 64;
+        for (Size s : {Size{64, 256}, Size{40, 512}}) {
+            auto* fft = compute_fft(s, options, chain.name);
             if (!fft) continue;
-            int quarters = 0;
-            for (const std::string& d : fft->describe_dispatches()) quarters += d.find("step A (4 points) in its loads") != std::string::npos;
-            EXPECT(quarters == (s.n == 16384 ? 2 : 0), chain.name, " at ", s.m, "x", s.n, ": ", quarters, " dispatches with quarters fused");
-            expect_filter_matches_fftw(chain.name, *fft, s);
+            int bands = 0;
+            for (const std::string& d : fft->describe_dispatches()) bands += d.find("column pairs of a band first") != std::string::npos;
+            EXPECT(bands == 1 && fft->reorders_kernel(), chain.name, " at ", s.m, "x", s.n, ": ", bands,
+                   " dispatches in bands; kernel reordered: ", fft->reorders_kernel());
+            expect_filter_matches_fftw(chain.name + " (one line a workgroup)", *fft, s);
+            Filter filter(*fft, test::random_image(s, 7));
+            EXPECT(filter.kernel().id() != filter.spectrum().texture().id(), "the reordered kernel is a texture of its own");
         }
+        // With the chain's 16 sub-lines a workgroup, step B neither goes in bands nor reorders.
+        options.compute_lines = 0;
+        EXPECT(!compute_fft({64, 256}, options, chain.name)->reorders_kernel(), "64x256 with 16 lines a workgroup: no bands");
     }
 }
 

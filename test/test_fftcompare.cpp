@@ -99,10 +99,23 @@ TEST(bad_options) {
     for (const char* args : {" --sizes 22", " --sizes 64x", " --sizes 12x9", " --kernel nosuch", " --max-error x", " --warm-up -1",
                          " --compute-lines 33", " --plot /nonexistent/dir/p.png", " --compute-plan 64:8x4", " --compute-plan 12:3x4",
                          " --peak-bandwidth 0", " --race 'default;'", " --race default+radix=5", " --race default+lines=0", " --compute-fold 3", " --race default+fold=8",
+                         " --compute-fuse 3", " --race default+fuse=3",
                          " --race nosuch", " --race 'default;64:8x4'", " --race default --sizes 64"}) {
         test::Result r = test::run(fftcompare() + args);
         EXPECT(r.status == 2 && test::count_lines(r.err) == 1 && r.err.rfind("fftcompare: ", 0) == 0, "'", args, "': exit ",
                r.status, ": ", r.err);
+    }
+}
+
+// --compute-fuse: 20 x 64's columns of 64 split in quarters (lines of 16) take three column
+// dispatches (A, B, A') as they are, two with step A in step B's loads (--compute-fuse 4).
+TEST(compute_fuse_takes_the_fused_route) {
+    for (const char* fuse : {"", " --compute-fuse 4"}) {
+        test::Result r = test::run(fftcompare() + " --pass-costs --backend compute --compute-max-line 16 --sizes 20x64 --repeat 1 --warm-up 0 -q" + fuse);
+        EXPECT(r.status == 0, "exit ", r.status, ": ", r.err, r.out);
+        int columns = 0;
+        for (const std::string& line : split(r.out, '\n')) columns += line.rfind("  columns filter ", 0) == 0;
+        EXPECT(columns == (*fuse ? 2 : 3), "'", fuse, "': ", columns, " column dispatches: ", r.out);
     }
 }
 

@@ -78,6 +78,13 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
             if (chosen) *chosen = true;
         };
     };
+    // --compute-fold and --compute-fuse: 0, 1, 2 or 4.
+    auto set_power = [&set](int& field, const std::string& name) {
+        return set([&field, name](const std::string& v) {
+            field = parse_int(v, name.c_str(), 0, 4);
+            if (field == 3) throw UsageError(name + " must be 0, 1, 2 or 4");
+        });
+    };
     return {
         {"backend", 0, "NAME",
          "auto (default: the fastest here: compute on a GPU, fftw or fragment on a\n"
@@ -127,10 +134,13 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          "compute backend: 2 or 4: lines longer than --compute-max-line, up to\n"
          "F times, take their channels in F phases of one dispatch instead of\n"
          "the four-step route's two; 0 or 1 (default): never",
-         set([&fft](const std::string& v) {
-             fft.compute_fold = parse_int(v, "--compute-fold", 0, 4);
-             if (fft.compute_fold == 3) throw UsageError("--compute-fold must be 0, 1, 2 or 4");
-         })},
+         set_power(fft.compute_fold, "--compute-fold")},
+        {"compute-fuse", 0, "F",
+         "compute backend: the four-step route's step A done in step B's loads\n"
+         "(one dispatch a line pass instead of two) up to F points: 2\n"
+         "(halves; 0, the default, means 2), 4 (halves, or quarters in the\n"
+         "columns), 1: never",
+         set_power(fft.compute_fuse, "--compute-fuse")},
     };
 }
 

@@ -95,21 +95,26 @@ constexpr double kButterflyCost = 0.05;
 constexpr double kFoldCost = 1.0;
 /// Step A done in step B's loads (fft_line.comp's FUSED_A): two points (one radix-2 butterfly)
 /// where a line's halves fit a workgroup, else, in the columns, four (one radix-4 butterfly; where
-/// pair 0's mirror fits, split()); each of the L1 workgroups of a line reads all its texels. H200,
-/// 2026-11-25, queued ms, the classic route's three column dispatches against quarters' two:
-/// 16384^2 20.78 -> 18.86 (filter 35.16 -> 33.11); but the rows' two dispatches a pass against one:
-/// 7.60 -> 9.91 (forward) and 6.84 -> 8.72 (inverse), so rows fuse halves only (src/README.md,
-/// "The four-step route").
+/// pair 0's mirror fits, split()); each of the L1 workgroups of a line reads all its texels. By
+/// default (kDefaultFused) halves only: the quarters take the classic route, step B in bands of
+/// rows with the kernel's spectrum reordered (Shape::bands, reorder_kernel), 16384^2 28.26 ms
+/// against 33.32 fused (H200, 2026-11-25, one race; columns A 2.25, B 8.31, A' 3.17 ms against B
+/// 15.75, A' 3.09); classic halves so lost (8192^2 5.91 against 5.52, 6000^2 3.60 against 3.54).
+/// The rows fuse halves only: quarters there took 9.91 ms a pass against the classic 128 x 128's
+/// 7.60 (src/README.md, "The four-step route", "Bands").
 constexpr int kFusedStepA[] = {2, 4};
 constexpr int kMostFused = kFusedStepA[std::size(kFusedStepA) - 1];
+constexpr int kDefaultFused = kFusedStepA[0];
 /// Each further read of a fused step A's texels against one dispatch's memory traffic (LengthModel):
 /// on the H100 the fused rows of 8192^2 took 2.12 ms a dispatch, 1.36x four of 4096^2's whole rows
 /// (0.39 ms).
 constexpr double kFusedReadCost = 0.35;
 
-/// Whether a split line's step A runs in its step B's loads (split_line() puts it first).
-bool fused_step_a(const std::vector<int>& parts) {
-    return parts.size() == 2 && std::find(std::begin(kFusedStepA), std::end(kFusedStepA), parts[0]) != std::end(kFusedStepA);
+/// Whether a split line's step A runs in its step B's loads (split_line() puts it first), with
+/// step A's length at most FftOptions::compute_fuse (0: kDefaultFused).
+bool fused_step_a(const std::vector<int>& parts, const FftOptions& options) {
+    const int most = options.compute_fuse ? options.compute_fuse : kDefaultFused;
+    return parts.size() == 2 && parts[0] <= most && std::find(std::begin(kFusedStepA), std::end(kFusedStepA), parts[0]) != std::end(kFusedStepA);
 }
 
 /// fft_line.comp's table of W_n^m = exp(-2 pi i m / n), n = 1 .. 16, entry n (n - 1) / 2 + m, as a
@@ -472,7 +477,7 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
     auto allowed = [most, fold_option](long long n) {
         return is_fast_size(n) && (fold_line(static_cast<int>(n), most, fold_option) > 1 || !split_line(static_cast<int>(n), most, false).empty());
     };
-    auto cost = [&t, most, fold_option, radix = options.compute_radix, plans = chosen_plans(options, t)](long long n) {
+    auto cost = [&t, most, fold_option, options, radix = options.compute_radix, plans = chosen_plans(options, t)](long long n) {
         // A folded line: one dispatch's traffic, its phases reading the same texels again
         // (kFoldCost each) and writing each texel's channels in turn.
         const int f = fold_line(static_cast<int>(n), most, fold_option);
@@ -480,7 +485,7 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
         // quarters, where they differ, are the faster: kFusedStepA).
         const std::vector<int> parts = f > 1 ? std::vector<int>{static_cast<int>(n) / f} : split_line(static_cast<int>(n), most, false);
         // A fused step A: step B's dispatch alone, reading its texels L1 times.
-        const bool fused = fused_step_a(parts);
+        const bool fused = fused_step_a(parts, options);
         double c = fused ? (parts[0] - 1) * kFusedReadCost : 0;
         for (int part : fused ? std::vector<int>{parts[1]} : parts) {
             const LinePlan p = line_plan(part, line_radix(t, radix, part), plans, Axis::Rows);
@@ -498,7 +503,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.channel_pairs = rows && channel_rows_;
     const std::vector<int> parts = axis_split(d.axis);
     s.fold = s.channel_pairs ? 2 : d.step == 0 ? fold(s.full) : 1;
-    s.fused_a = d.step == 2 && fused_step_a(parts);
+    s.fused_a = d.step == 2 && fused_step_a(parts, options_);
     s.length = d.step == 0 ? s.full / s.fold : d.step == 1 ? parts[0] : parts[1];
     s.sublines = s.full / (s.length * s.fold);
     // The axis's lines: N/2 row pairs (N rows as channel pairs); M/2 - 1 column pairs, or pair 0.
@@ -569,6 +574,15 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
                       : d.step == 2 ? t.column_step_b_pairs
                                     : t.column_step_a_pairs;
     if (d.step && !d.pair0 && pairs > 1 && lines % pairs == 0) s.neighbour_pairs = pairs;
+    // A filter's classic step B of whole sub-lines, one a workgroup: the workgroups in flight then
+    // read one band of rows of many column pairs, not every band of a few (bin/bench/lineprobe on
+    // the H200, 2026-11-25, 4096-point sub-lines copied: 16384^2 3864 us against 8305, 8192^2 646
+    // against 1042; src/README.md, "Bands"), and multiply by the kernel's spectrum reordered to
+    // match (reorder_kernel). A fused step B keeps a pair's sub-lines together: they read the same
+    // texels. A forward step B keeps them together too: it stores the spectrum's natural order,
+    // every L1-th row of the column a sub-line.
+    s.bands = !rows && d.step == 2 && d.transform == Transform::Filter && !d.pair0 && !s.fused_a && s.neighbour_pairs == 1 &&
+              lines == 1;
     const int block = lines / s.neighbour_pairs;
     s.groups = mirror_b                  ? s.sublines / 2 + 1
                : s.neighbour_pairs > 1 ? (axis_lines + s.neighbour_pairs - 1) / s.neighbour_pairs * ((s.sublines + block - 1) / block)
@@ -621,6 +635,8 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "SUBLINES " + std::to_string(s.sublines),
         "LINE_COUNT " + std::to_string(s.line_count),
         "NEIGHBOUR_PAIRS " + std::to_string(s.neighbour_pairs),
+        "BANDS " + std::to_string(s.bands ? 1 : 0),
+        "KERNEL_STEP_ORDER " + std::to_string(d.transform == Transform::Filter && d.step == 2 && reorders_kernel() ? 1 : 0),
         "WIDTH " + std::to_string(width_),
         "HEIGHT " + std::to_string(height_),
         "TWIDDLE_BUFFER " + std::to_string(buffers_ ? 1 : 0),
@@ -644,6 +660,32 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     return ProgramSpec{"", "fft_line.comp", defines, false};
 }
 
+bool ComputeFft::reorders_kernel() const {
+    const std::vector<int> parts = axis_split(Axis::Columns);
+    if (parts.size() != 2 || fused_step_a(parts, options_)) return false;
+    const Dispatch b{Axis::Columns, false, 2, Load::ColumnPair, Transform::Filter, Store::ColumnPair, nullptr, nullptr, 1, 1, "B"};
+    return shape(b).bands;
+}
+
+void ComputeFft::reorder_kernel(const Texture& spectrum, RenderTarget& kernel) {
+    if (!reorders_kernel()) return;
+    const std::vector<int> parts = axis_split(Axis::Columns);
+    const GlProgram& p = programs_.get({"", "kernel_order.comp",
+                                        {"WIDTH " + std::to_string(width_), "L1 " + std::to_string(parts[0]), "L2 " + std::to_string(parts[1])},
+                                        false});
+    // The spectrum was written by image stores (forward()).
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+    p.use();
+    bind(0, &spectrum);
+    glBindImageTexture(0, kernel.texture().id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+    glDispatchCompute(static_cast<GLuint>((width_ + 15) / 16), static_cast<GLuint>((height_ + 15) / 16), 1);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    glUseProgram(0);
+    glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+    bind(0, nullptr);
+    check_gl("reordering the kernel's spectrum");
+}
+
 std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>& passes) const {
     std::vector<Dispatch> out;
     for (const Pass& p : passes) {
@@ -665,7 +707,7 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
         };
         if (parts.size() == 1) {
             steps.push_back(whole);
-        } else if (fused_step_a(parts)) {
+        } else if (fused_step_a(parts, options_)) {
             // Step A in step B's loads: one dispatch from the pass's source to its target; a
             // filter's ends with step A inverse (FILTER_TAIL), through the scratch target.
             const bool filter = p.transform == Transform::Filter;
@@ -722,6 +764,7 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
                          : s.forward_buffer || s.inverse_buffer ? ", twiddles partly from the storage buffer"
                                                                 : "") +
                         (s.neighbour_pairs > 1 ? ", " + std::to_string(s.neighbour_pairs) + (d.axis == Axis::Rows ? " row" : " column") + " pairs side by side" : "") +
+                        (s.bands ? ", column pairs of a band first" : "") +
                         (s.fold > 1 && !s.channel_pairs ? ", folded: " + std::to_string(s.fold) + " channel phases" : "") +
                         (neighbouring_rows(d) ? ", row pairs in neighbouring rows" : "") +
                         (s.channel_pairs ? ", rows as channel pairs" : "") +

@@ -25,6 +25,10 @@ public:
     void inverse(const Texture& spectrum, RenderTarget& image, Profile* profile = nullptr) override;
     void filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out,
                 Profile* profile = nullptr) override;
+    /// True where a filter's columns take the four-step route with one sub-line a workgroup in
+    /// step B (Shape::bands): its multiply then reads the kernel's rows in step B's order.
+    bool reorders_kernel() const override;
+    void reorder_kernel(const Texture& spectrum, RenderTarget& kernel) override;
     std::string name() const override { return "compute"; }
     using Fft2D::forward;
     using Fft2D::inverse;
@@ -98,7 +102,7 @@ public:
     static int fold_line(int length, int most, int option);
     /// split() for lines up to `most` whole, longer ones in the four-step split F = L1 L2: halves
     /// (L1 = 2) where they fit, quarters (L1 = 4) where they fit and `quarters` (step A in step B's
-    /// loads, fused_step_a()), else L1 >= L2 as near sqrt(F) as F's factors allow; every part even
+    /// loads where fused_step_a() says), else L1 >= L2 as near sqrt(F) as F's factors allow; every part even
     /// (the columns' untangle and tangle pair elements y and y + N/2 within each step's sub-lines);
     /// empty where none is.
     static std::vector<int> split_line(int length, int most, bool quarters);
@@ -155,6 +159,9 @@ private:
         bool channel_pairs = false;  ///< rows as channel pairs, folded in two, one phase (fft_line.comp's CHANNEL_PAIRS)
         int radix = 0, lines = 1, components = 0, pad_every = 0;
         int neighbour_pairs = 1;  ///< four-step steps (rows' A and B; columns' A, B, a filter's tails): row or column pairs side by side in a workgroup
+        /// A filter's columns' four-step step B of one line a workgroup: workgroups along the column
+        /// pairs of one band of rows (sub-line) first, not along one pair's sub-lines (fft_line.comp's BANDS)
+        bool bands = false;
         LinePlan line;
         unsigned forward_buffer = 0, inverse_buffer = 0;  ///< stages (bit i: stage i) whose twiddles come from the buffer
         bool shared_twiddles = false;  ///< the line's twiddle table copied to shared memory (whole mixed columns in large workgroups, where it fits)
@@ -167,7 +174,7 @@ private:
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
     /// How a line of `length` along `axis` is transformed: {length} whole (folded or not), or
-    /// {L1, L2} (four-step; quarters fused in the columns only). Rows taken as channel pairs
+    /// {L1, L2} (four-step; quarters in the columns only). Rows taken as channel pairs
     /// (channel_rows()) are whole whatever this says.
     std::vector<int> split(int length, Axis axis) const;
     /// split() of the axis's lines: rows as channel pairs whole.

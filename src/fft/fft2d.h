@@ -49,9 +49,19 @@ public:
     virtual void forward(const Texture& image, RenderTarget& spectrum, Profile* profile = nullptr) = 0;
     /// A spectrum back to the image (no scaling: the forward transform carries 1/(MN)).
     virtual void inverse(const Texture& spectrum, RenderTarget& image, Profile* profile = nullptr) = 0;
-    /// Circular convolution: forward, multiply by `kernel_spectrum` (a forward() result), inverse.
+    /// Circular convolution: forward, multiply by `kernel_spectrum` (a forward() result, or where
+    /// reorders_kernel(), reorder_kernel() of one), inverse.
     virtual void filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out,
                         Profile* profile = nullptr) = 0;
+    /// Whether filter() reads the kernel's spectrum in an order of its own, made by
+    /// reorder_kernel() from a forward() result (the compute backend's long columns, ComputeFft).
+    virtual bool reorders_kernel() const { return false; }
+    /// `spectrum` (a forward() result) into `kernel` in the order filter() reads it; where
+    /// reorders_kernel() is false, nothing to do.
+    virtual void reorder_kernel(const Texture& spectrum, RenderTarget& kernel) {
+        (void)spectrum;
+        (void)kernel;
+    }
     /// The filter as a fragment-pass plan, for accounting (Table 1); null where the backend has none.
     virtual const Plan* filter_plan() const { return nullptr; }
     virtual std::string name() const = 0;

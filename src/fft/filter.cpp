@@ -18,6 +18,7 @@ void Filter::set_impulse_response(const Texture& impulse_response) {
     if (impulse_response.width() != fft_.width() || impulse_response.height() != fft_.height())
         throw std::invalid_argument("the impulse response must have the transform's size");
     fft_.forward(impulse_response, spectrum_);
+    reorder();
 }
 
 void Filter::set_impulse_response(const std::vector<float>& impulse_response) {
@@ -25,10 +26,17 @@ void Filter::set_impulse_response(const std::vector<float>& impulse_response) {
         throw std::invalid_argument("the impulse response must have the transform's size");
     fft_.input().upload(impulse_response.data());
     fft_.forward(fft_.input(), spectrum_);
+    reorder();
+}
+
+void Filter::reorder() {
+    if (!fft_.reorders_kernel()) return;
+    if (!reordered_) reordered_.emplace(fft_.width(), fft_.height(), Storage::Float32);
+    fft_.reorder_kernel(spectrum_.texture(), *reordered_);
 }
 
 void Filter::apply(const Texture& frame, RenderTarget& out, Profile* profile) {
-    fft_.filter(frame, spectrum_.texture(), out, profile);
+    fft_.filter(frame, kernel(), out, profile);
 }
 
 std::vector<float> Filter::apply(const std::vector<float>& image) {

@@ -3,6 +3,7 @@
 
 #include "fft/fft2d.h"
 
+#include <optional>
 #include <vector>
 
 namespace gpufft {
@@ -26,11 +27,18 @@ public:
     void apply(const Texture& frame, RenderTarget& out, Profile* profile = nullptr);
     /// CPU convenience: uploads, filters, reads back.
     std::vector<float> apply(const std::vector<float>& image);
+    /// The impulse response's spectrum (Eq. 10's compressed layout).
     const RenderTarget& spectrum() const { return spectrum_; }
+    /// What apply() multiplies by: the spectrum, or where the transform reads it in an order of its
+    /// own (Fft2D::reorders_kernel), the spectrum so reordered.
+    const Texture& kernel() const { return reordered_ ? reordered_->texture() : spectrum_.texture(); }
 
 private:
+    void reorder();
+
     Fft2D& fft_;
     RenderTarget spectrum_;
+    std::optional<RenderTarget> reordered_;
 };
 
 }  // namespace gpufft

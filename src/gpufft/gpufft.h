@@ -124,6 +124,11 @@ struct FftOptions {
     /// the length (one dispatch a line instead of the four-step route's two). 0 or 1 (default):
     /// never (at 8192^2 on the H100 0.97x the four-step time, at 15x its compile time).
     int compute_fold = 0;
+    /// Compute backend: the longest step A of the four-step route done in step B's loads, so that
+    /// a line pass takes one dispatch instead of two: 2 (a line's halves), 4 (halves, or in the
+    /// columns quarters); 1: never (step A a dispatch of its own). 0 (auto): 2 (on the H200 at
+    /// 16384^2 the columns' quarters filter 1.18x faster in three dispatches than fused in two).
+    int compute_fuse = 0;
     /// Compute backend: line plans chosen for tuning, comma-separated: "LENGTH:RxRx...[/THREADS]",
     /// the forward stages' radices (2-10, 12, 14, 15, 16; the first even) of lines of that length
     /// and the threads a line (default: one round a stage), on both axes, or with "rows:" or
@@ -133,7 +138,7 @@ struct FftOptions {
 
     /// Every field, for ordering (caches keyed by options) and comparison.
     auto fields() const {
-        return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_fold, compute_plan);
+        return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_fold, compute_fuse, compute_plan);
     }
     bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
     bool operator==(const FftOptions& o) const { return fields() == o.fields(); }
