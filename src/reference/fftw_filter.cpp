@@ -12,17 +12,17 @@ namespace {
 
 std::once_flag threads_ready;
 
-fftwf_plan make_plan(bool forward, int width, int height, float* real, fftwf_complex* complex, size_t half) {
+fftwf_plan make_plan(bool forward, int width, int height, float* real, fftwf_complex* complex, size_t half, unsigned flags) {
     const int dims[2] = {height, width};
     // Four channels interleaved in the real array (stride 4, next channel 1 float on); channel
     // spectra one after another in the complex array.
-    return forward ? fftwf_plan_many_dft_r2c(2, dims, 4, real, nullptr, 4, 1, complex, nullptr, 1, static_cast<int>(half), FFTW_MEASURE)
-                   : fftwf_plan_many_dft_c2r(2, dims, 4, complex, nullptr, 1, static_cast<int>(half), real, nullptr, 4, 1, FFTW_MEASURE);
+    return forward ? fftwf_plan_many_dft_r2c(2, dims, 4, real, nullptr, 4, 1, complex, nullptr, 1, static_cast<int>(half), flags)
+                   : fftwf_plan_many_dft_c2r(2, dims, 4, complex, nullptr, 1, static_cast<int>(half), real, nullptr, 4, 1, flags);
 }
 
 }  // namespace
 
-FftwfFilter::FftwfFilter(int width, int height, int threads, const std::vector<float>& impulse)
+FftwfFilter::FftwfFilter(int width, int height, int threads, const std::vector<float>& impulse, bool measure)
     : width_(width), height_(height), half_(static_cast<size_t>(width / 2 + 1) * static_cast<size_t>(height)) {
     const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
     if (impulse.size() != n * 4) throw std::invalid_argument("FftwfFilter: impulse size mismatch");
@@ -33,8 +33,9 @@ FftwfFilter::FftwfFilter(int width, int height, int threads, const std::vector<f
     auto* kernel = fftwf_alloc_complex(4 * half_);
     spectrum_ = spectrum;
     kernel_ = kernel;
-    fftwf_plan fwd = make_plan(true, width, height, real_, spectrum, half_);
-    fftwf_plan inv = make_plan(false, width, height, real_, spectrum, half_);
+    const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+    fftwf_plan fwd = make_plan(true, width, height, real_, spectrum, half_, flags);
+    fftwf_plan inv = make_plan(false, width, height, real_, spectrum, half_, flags);
     forward_ = fwd;
     inverse_ = inv;
     if (!fwd || !inv) throw std::runtime_error("FFTW could not plan " + std::to_string(width) + "x" + std::to_string(height));

@@ -1,6 +1,7 @@
 // The CPU side of the paper's comparison (Section 6), done as the GPU does it: four interleaved
 // 32-bit channels, r2c forward, multiply by a kernel spectrum made once, c2r inverse. FFTW in
-// single precision (fftwf) with FFTW_MEASURE plans; planning happens in the constructor.
+// single precision (fftwf) with FFTW_MEASURE plans (FFTW_ESTIMATE where only its accuracy is
+// wanted); planning happens in the constructor.
 #pragma once
 
 #include <complex>
@@ -10,8 +11,9 @@ namespace gpufft {
 
 class FftwfFilter {
 public:
-    /// `impulse`: width*height RGBA floats, origin at (0, 0). `threads` >= 1.
-    FftwfFilter(int width, int height, int threads, const std::vector<float>& impulse);
+    /// `impulse`: width*height RGBA floats, origin at (0, 0). `threads` >= 1. `measure`: plans
+    /// with FFTW_MEASURE (the fastest, for timing; minutes at 16384^2), else FFTW_ESTIMATE.
+    FftwfFilter(int width, int height, int threads, const std::vector<float>& impulse, bool measure = true);
     ~FftwfFilter();
     FftwfFilter(const FftwfFilter&) = delete;
     FftwfFilter& operator=(const FftwfFilter&) = delete;
