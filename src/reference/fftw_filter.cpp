@@ -57,13 +57,15 @@ FftwfFilter::~FftwfFilter() {
     fftwf_free(kernel_);
 }
 
-std::vector<std::complex<double>> FftwfFilter::spectrum(const std::vector<float>& rgba, int channel) {
+std::vector<std::vector<std::complex<double>>> FftwfFilter::spectra(const std::vector<float>& rgba) {
     std::copy(rgba.begin(), rgba.end(), real_);
     fftwf_execute(static_cast<fftwf_plan>(forward_));
-    auto* s = static_cast<fftwf_complex*>(spectrum_) + static_cast<size_t>(channel) * half_;
     const double scale = 1.0 / (static_cast<double>(width_) * height_);
-    std::vector<std::complex<double>> out(half_);
-    for (size_t i = 0; i < half_; ++i) out[i] = {s[i][0] * scale, s[i][1] * scale};  // exact: a power of two
+    std::vector<std::vector<std::complex<double>>> out(4, std::vector<std::complex<double>>(half_));
+    for (size_t c = 0; c < 4; ++c) {
+        const auto* s = static_cast<fftwf_complex*>(spectrum_) + c * half_;
+        for (size_t i = 0; i < half_; ++i) out[c][i] = {s[i][0] * scale, s[i][1] * scale};  // exact: a power of two
+    }
     return out;
 }
 

@@ -18,8 +18,8 @@ public:
     FftwfFilter(const FftwfFilter&) = delete;
     FftwfFilter& operator=(const FftwfFilter&) = delete;
 
-    /// Forward transform of one channel of `rgba`, scaled 1/(MN): (M/2 + 1) x N values.
-    std::vector<std::complex<double>> spectrum(const std::vector<float>& rgba, int channel);
+    /// Forward transform of the four channels of `rgba`, scaled 1/(MN): (M/2 + 1) x N values each.
+    std::vector<std::vector<std::complex<double>>> spectra(const std::vector<float>& rgba);
     /// The frame the filter works on in place: width*height*4 floats (SIMD-aligned by FFTW).
     float* frame() { return real_; }
     /// The whole filter, in place on frame(): forward, multiply, inverse.
