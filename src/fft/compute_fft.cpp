@@ -460,8 +460,8 @@ bool ComputeFft::channel_line(int length, int most) {
 
 std::vector<int> ComputeFft::split_line(int length, int most, bool quarters) {
     if (length <= most) return {length};
-    // Halves, else quarters, that fit: step A (one radix-2 or radix-4 butterfly) done in step B's
-    // loads (fused_step_a()).
+    // Halves, else quarters, that fit: step A one radix-2 or radix-4 butterfly, done in step B's
+    // loads where fused_step_a() says, else a dispatch of its own.
     for (int l1 : kFusedStepA) {
         const int part = length / l1;
         if (length % l1 == 0 && part <= most && part % 2 == 0 && (l1 == 2 || quarters)) return {l1, part};
@@ -482,7 +482,7 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
         // (kFoldCost each) and writing each texel's channels in turn.
         const int f = fold_line(static_cast<int>(n), most, fold_option);
         // Rated as the rows split it (the model rates a length alike on both axes; the columns'
-        // quarters, where they differ, are the faster: kFusedStepA).
+        // quarters, where they differ, are the faster: kFusedStepA, Shape::bands).
         const std::vector<int> parts = f > 1 ? std::vector<int>{static_cast<int>(n) / f} : split_line(static_cast<int>(n), most, false);
         // A fused step A: step B's dispatch alone, reading its texels L1 times.
         const bool fused = fused_step_a(parts, options);
