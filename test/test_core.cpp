@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <complex>
+#include <map>
 #include <random>
 
 using namespace gpufft;
@@ -472,31 +473,70 @@ TEST(long_columns_take_quarters_where_pair0_mirror_fits) {
     }
 }
 
-// A filter's classic column step B of one sub-line a workgroup (forced here with one line a
-// workgroup: the GPU takes it at 16384's 4096-point sub-lines) goes along the column pairs of a
-// band of rows, and multiplies by the kernel's spectrum with its rows in step B's order: 64 x 256
-// in quarters (L1 = 4), 40 x 512 as 32 x 16 (the classic split), both against FFTW, pair 0's
-// multiply (its mirror rows N - v) included.
+// A filter's classic column step B of one sub-line a column pair goes along the column pairs of a
+// band of rows, and multiplies by the kernel's spectrum with its rows in step B's order: forced
+// here with one line a workgroup (the GPU takes it at 16384's 4096-point sub-lines) at 64 x 256 in
+// quarters (L1 = 4) and 40 x 512 as 32 x 16 (the classic split), and with two lines a workgroup,
+// two column pairs side by side, at 24 x 128 split as 8 x 16 (--compute-split 8); all against
+// FFTW, pair 0's multiply (its mirror rows N - v) included.
 TEST(step_b_in_bands_multiplies_the_reordered_kernel) {
+    struct Case {
+        Size size;
+        int lines, split;
+        const char* sides;  // in the step B dispatch's description
+    };
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
-        FftOptions options = chain.options;
-        options.compute_lines = 1;
-        options.compute_max_line = 64;
-        for (Size s : {Size{64, 256}, Size{40, 512}}) {
-            auto* fft = compute_fft(s, options, chain.name);
+        for (const Case& c : {Case{{64, 256}, 1, 0, ""}, Case{{40, 512}, 1, 0, ""}, Case{{24, 128}, 2, 8, "2 column pairs side by side"}}) {
+            FftOptions options = chain.options;
+            options.compute_lines = c.lines;
+            options.compute_max_line = c.split ? 16 : 64;
+            options.compute_split = c.split;
+            const std::string at = chain.name + " (" + std::to_string(c.lines) + " lines a workgroup, split " + std::to_string(c.split) + ")";
+            auto* fft = compute_fft(c.size, options, at);
             if (!fft) continue;
             int bands = 0;
-            for (const std::string& d : fft->describe_dispatches()) bands += d.find("column pairs of a band first") != std::string::npos;
-            EXPECT(bands == 1 && fft->reorders_kernel(), chain.name, " at ", s.m, "x", s.n, ": ", bands,
+            for (const std::string& d : fft->describe_dispatches())
+                bands += d.find("column pairs of a band first") != std::string::npos && d.find(c.sides) != std::string::npos &&
+                         (!c.split || d.find("lines of 16") != std::string::npos);
+            EXPECT(bands == 1 && fft->reorders_kernel(), at, " at ", c.size.m, "x", c.size.n, ": ", bands,
                    " dispatches in bands; kernel reordered: ", fft->reorders_kernel());
-            expect_filter_matches_fftw(chain.name + " (one line a workgroup)", *fft, s);
-            Filter filter(*fft, test::random_image(s, 7));
+            expect_filter_matches_fftw(at, *fft, c.size);
+            Filter filter(*fft, test::random_image(c.size, 7));
             EXPECT(filter.kernel().id() != filter.spectrum().texture().id(), "the reordered kernel is a texture of its own");
         }
         // With the chain's 16 sub-lines a workgroup, step B neither goes in bands nor reorders.
-        options.compute_lines = 0;
+        FftOptions options = chain.options;
+        options.compute_max_line = 64;
         EXPECT(!compute_fft({64, 256}, options, chain.name)->reorders_kernel(), "64x256 with 16 lines a workgroup: no bands");
+    }
+}
+
+// --compute-split L1 splits lines longer than --compute-max-line as L1 x L2 where L2 fits (both
+// even), on both axes; elsewhere the automatic split: 64 x 64 with lines of 16 as 8 x 8 both
+// ways; 40 x 96, whose 40 (8 x 5) takes 10 x 4 and 96 takes 8 x 12. Each matches FFTW forward,
+// back and filtering.
+TEST(compute_split_takes_the_asked_split) {
+    for (const test::Chain& chain : test::chains()) {
+        if (chain.name != "four-step") continue;
+        FftOptions options = chain.options;
+        options.compute_split = 8;
+        for (Size s : {Size{64, 64}, Size{40, 96}}) {
+            auto* fft = compute_fft(s, options, chain.name + " (split 8)");
+            if (!fft) continue;
+            std::map<std::string, std::string> lengths;  // dispatch label: its lines' length
+            for (const std::string& d : fft->describe_dispatches()) {
+                const size_t at = d.find("lines of ");
+                lengths[d.substr(0, d.find(':'))] = d.substr(at + 9, d.find(' ', at + 9) - at - 9);
+            }
+            const std::string rows_a = s.m == 64 ? "8" : "10", rows_b = s.m == 64 ? "8" : "4", columns_b = s.n == 64 ? "8" : "12";
+            EXPECT(lengths["rows forward A"] == rows_a && lengths["rows forward B"] == rows_b && lengths["columns filter A"] == "8" &&
+                       lengths["columns filter B"] == columns_b,
+                   "split 8 at ", s.m, "x", s.n, ": rows ", lengths["rows forward A"], " x ", lengths["rows forward B"], ", columns ",
+                   lengths["columns filter A"], " x ", lengths["columns filter B"]);
+            expect_filter_matches_fftw(chain.name + " (split 8)", *fft, s);
+            expect_forward_and_back_match_fftw(chain.name + " (split 8)", *fft, s);
+        }
     }
 }
 

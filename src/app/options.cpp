@@ -141,6 +141,14 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          "(halves; 0, the default, means 2), 4 (halves, or quarters in the\n"
          "columns), 1: never",
          set_power(fft.compute_fuse, "--compute-fuse")},
+        {"compute-split", 0, "L1",
+         "compute backend, for tuning: lines longer than --compute-max-line split\n"
+         "as L1 x L2 (step A's length first, even) where L2 fits; default: halves,\n"
+         "or quarters in the columns, that fit, else near the square root",
+         set([&fft](const std::string& v) {
+             fft.compute_split = parse_int(v, "--compute-split", 0, 1 << 16);
+             if (fft.compute_split % 2) throw UsageError("--compute-split must be even");
+         })},
     };
 }
 

@@ -429,9 +429,13 @@ std::vector<int> ComputeFft::split(int length, Axis axis) const {
     const bool fits = shared_bytes(length, 1, 1, 0) <= shared_bytes_;
     const int longest = fits ? most : std::min(most, length - 1);
     std::vector<int> parts = split_line(length, longest, axis == Axis::Columns);
-    // Quarters only where pair 0's step B holds its mirror sub-lines k1 and 4 - k1 as two lines of
-    // one workgroup (mirror_of()): within the threads and, a float an element, the shared memory.
-    if (parts.size() == 2 && parts[0] == kMostFused) {
+    // The option's split where it is one (an even L1 and an even L2 that fits).
+    const int l1 = options_.compute_split;
+    if (l1 && length > longest && length % l1 == 0 && length / l1 <= longest && (length / l1) % 2 == 0) parts = {l1, length / l1};
+    // In the columns, L1 > 2 only where pair 0's step B holds its mirror sub-lines k1 and L1 - k1
+    // as two lines of one workgroup (mirror_of()): within the threads and, a float an element, the
+    // shared memory (quarters of 12000 and 12288 do not).
+    if (axis == Axis::Columns && parts.size() == 2 && parts[0] > 2) {
         const LinePlan p = line_plan(parts[1], line_radix(*tuning_, options_.compute_radix, parts[1]), plans_, axis);
         if (2 * p.threads > kMaxThreads || shared_bytes(parts[1], 2, 1, 0) > shared_bytes_) parts = split_line(length, longest, false);
     }
@@ -536,9 +540,10 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     const bool chosen = options_.compute_lines != 0 || mirror_b;
     const bool whole_mixed_column = !rows && d.step == 0 && !is_power_of_two(s.length);
     const bool mixed_columns = whole_mixed_column && !chosen && !short_columns;
-    // The fused route's step A inverse (a filter's tail, fused_step_a()): lines of two or four
-    // points, a thread each, many a workgroup.
-    const bool tiny_step = d.step == 1 && s.length <= kMostFused;
+    // Steps A of up to eight points (the halves' and quarters' two- and four-point steps and
+    // tails, an eight-point split by --compute-split): a thread or a few a line, many lines a
+    // workgroup, where the steps' lines a workgroup would leave a few threads (rows: 4 lines).
+    const bool tiny_step = d.step == 1 && s.length <= 8;
     int lines = mirror_b                ? 2
                 : options_.compute_lines ? options_.compute_lines
                 : tiny_step              ? 128
@@ -574,15 +579,15 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
                       : d.step == 2 ? t.column_step_b_pairs
                                     : t.column_step_a_pairs;
     if (d.step && !d.pair0 && pairs > 1 && lines % pairs == 0) s.neighbour_pairs = pairs;
-    // A filter's classic step B of whole sub-lines, one a workgroup: the workgroups in flight then
+    // A filter's classic step B of one sub-line a column pair (one a workgroup, or column pairs
+    // side by side, which go along a band already: fft_line.comp): the workgroups in flight then
     // read one band of rows of many column pairs, not every band of a few (bin/bench/lineprobe on
     // the H200, 2026-11-25, 4096-point sub-lines copied: 16384^2 3864 us against 8305, 8192^2 646
     // against 1042; src/README.md, "Bands"), and multiply by the kernel's spectrum reordered to
     // match (reorder_kernel). A fused step B keeps a pair's sub-lines together: they read the same
     // texels. A forward step B keeps them together too: it stores the spectrum's natural order,
     // every L1-th row of the column a sub-line.
-    s.bands = !rows && d.step == 2 && d.transform == Transform::Filter && !d.pair0 && !s.fused_a && s.neighbour_pairs == 1 &&
-              lines == 1;
+    s.bands = !rows && d.step == 2 && d.transform == Transform::Filter && !d.pair0 && !s.fused_a && lines == s.neighbour_pairs;
     const int block = lines / s.neighbour_pairs;
     s.groups = mirror_b                  ? s.sublines / 2 + 1
                : s.neighbour_pairs > 1 ? (axis_lines + s.neighbour_pairs - 1) / s.neighbour_pairs * ((s.sublines + block - 1) / block)

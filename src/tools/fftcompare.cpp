@@ -79,9 +79,9 @@ void apply_fft_option(FftOptions& fft, const std::string& name, const std::strin
     throw std::logic_error("no FFT option --" + name);
 }
 
-/// --race's list: items PLAN[+lines=G][+radix=R][+fold=F][+fuse=U], PLAN a --compute-plan value
-/// ("default": the planner's own), G, R, F and U as --compute-lines, --compute-radix,
-/// --compute-fold and --compute-fuse, each checked by that option.
+/// --race's list: items PLAN[+lines=G][+radix=R][+fold=F][+fuse=U][+split=S], PLAN a --compute-plan
+/// value ("default": the planner's own), G, R, F, U and S as --compute-lines, --compute-radix,
+/// --compute-fold, --compute-fuse and --compute-split, each checked by that option.
 std::vector<RacePlan> parse_race(const std::string& list) {
     std::vector<RacePlan> plans;
     for (const std::string& item : split_list(list, ';')) {
@@ -91,8 +91,8 @@ std::vector<RacePlan> parse_race(const std::string& list) {
         RacePlan r{item, {{"compute-plan", parts.front() == "default" ? "" : parts.front()}}};
         for (size_t i = 1; i < parts.size(); ++i) {
             const std::string key = parts[i].substr(0, parts[i].find('='));
-            if ((key != "lines" && key != "radix" && key != "fold" && key != "fuse") || key.size() == parts[i].size())
-                throw UsageError(what + ": expected lines=G, radix=R, fold=F or fuse=U after '+', not \"" + parts[i] + "\"");
+            if ((key != "lines" && key != "radix" && key != "fold" && key != "fuse" && key != "split") || key.size() == parts[i].size())
+                throw UsageError(what + ": expected lines=G, radix=R, fold=F, fuse=U or split=S after '+', not \"" + parts[i] + "\"");
             r.settings.emplace_back("compute-" + key, parts[i].substr(key.size() + 1));
         }
         FftOptions scratch;
@@ -155,9 +155,10 @@ std::vector<OptionSpec> option_specs(Options& o) {
                 set_flag(o.pass_costs)},
                {"race", 0, "PLANS",
                 "compute backend: time these plans against each other on every size in\n"
-                "one process: ';'-separated PLAN[+lines=G][+radix=R][+fold=F][+fuse=U],\n"
-                "PLAN a --compute-plan value ('default': the planner's), G, R, F and U\n"
-                "as --compute-lines, --compute-radix, --compute-fold and --compute-fuse;\n"
+                "one process: ';'-separated PLAN[+lines=G][+radix=R][+fold=F][+fuse=U]\n"
+                "[+split=S], PLAN a --compute-plan value ('default': the planner's), G,\n"
+                "R, F, U and S as --compute-lines, --compute-radix, --compute-fold,\n"
+                "--compute-fuse and --compute-split;\n"
                 "in interleaved rounds, so that a shared GPU's drift hits all alike:\n"
                 "queued ms per filter, ns per pixel, each dispatch's us",
                 [&o](const std::string& v) { o.race = parse_race(v); }},
