@@ -103,7 +103,6 @@ constexpr double kFoldCost = 1.0;
 /// The rows fuse halves only: quarters there took 9.91 ms a pass against the classic 128 x 128's
 /// 7.60 (src/README.md, "The four-step route", "Bands").
 constexpr int kFusedStepA[] = {2, 4};
-constexpr int kMostFused = kFusedStepA[std::size(kFusedStepA) - 1];
 constexpr int kDefaultFused = kFusedStepA[0];
 /// Each further read of a fused step A's texels against one dispatch's memory traffic (LengthModel):
 /// on the H100 the fused rows of 8192^2 took 2.12 ms a dispatch, 1.36x four of 4096^2's whole rows
@@ -666,8 +665,7 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
 }
 
 bool ComputeFft::reorders_kernel() const {
-    const std::vector<int> parts = axis_split(Axis::Columns);
-    if (parts.size() != 2 || fused_step_a(parts, options_)) return false;
+    if (axis_split(Axis::Columns).size() != 2) return false;  // whole columns: no step B
     const Dispatch b{Axis::Columns, false, 2, Load::ColumnPair, Transform::Filter, Store::ColumnPair, nullptr, nullptr, 1, 1, "B"};
     return shape(b).bands;
 }

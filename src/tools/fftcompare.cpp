@@ -182,7 +182,7 @@ void print_help() {
         "inverse 2D FFT on both sides.\n"
         "  accuracy: the GPU's forward spectrum and filtered image against FFTW in double precision\n"
         "            (relative RMS and max abs error, worst channel), next to FFTW in single precision\n"
-        "            (fftwf) measured the same way, and their ratio (fftwf on every core\n"
+        "            (fftwf) measured the same way, and their ratio (fftwf on --threads\n"
         "            and planned by FFTW_ESTIMATE with --no-speed, else by FFTW_MEASURE)\n"
         "  speed:    GPU time (timer queries; wall clock with upload and download shown apart) against\n"
         "            fftwf with 1 thread and with all cores (FFTW_MEASURE plans, planning not timed);\n"
@@ -314,14 +314,14 @@ std::vector<Row> measure(ProgramCache& programs, const Options& o, const PngImag
     std::vector<float> impulse = kernel ? impulse_response(*kernel, s.m, s.n) : make_image(o, nullptr, s, 77u + static_cast<unsigned>(s.m + s.n));
 
     // The yardstick and FFTW in single precision for accuracy: fftwf on one thread, the timed
-    // one-thread figure too, planned by measuring; with --no-speed on every core and planned by
-    // estimate, as the yardstick is (threads do not change the arithmetic; FFTW_MEASURE on one
-    // thread took minutes at 16384^2).
+    // one-thread figure too, planned by measuring; with --no-speed on --threads (every core by
+    // default) and planned by estimate, as the yardstick is (threads do not change the arithmetic;
+    // FFTW_MEASURE on one thread took minutes at 16384^2).
     std::vector<std::vector<std::complex<double>>> reference(4);
     std::vector<std::vector<double>> convolved(4);
     Row cpu;
     cpu.size = s;
-    FftwfFilter fftwf(s.m, s.n, o.speed ? 1 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), impulse, o.speed);
+    FftwfFilter fftwf(s.m, s.n, o.speed ? 1 : o.threads, impulse, o.speed);
     std::copy(image.begin(), image.end(), fftwf.frame());
     fftwf.filter();
     std::vector<float> fftwf_filtered(fftwf.frame(), fftwf.frame() + image.size());
