@@ -444,30 +444,37 @@ TEST(four_step_takes_fused_and_classic_routes) {
 // not 12000 as 4 x 3000 (600: its mirror read an empty line, rel RMS 0.4, until split() checked).
 // 16384's step B, one 4096-point sub-line a workgroup, goes along a band of rows (BANDS) and
 // multiplies by the kernel's spectrum in step B's order (Filter::kernel(), KERNEL_STEP_ORDER);
-// with --compute-fuse 4 step A rides in step B's loads instead. Each filters as FFTW does, at the
-// compute chain's own lines (not the four-step chain's 16).
+// with --compute-fuse 4 step A rides in step B's loads instead. On a device whose row limits step
+// B's sub-lines (the GPU's: 2048) both split by column_split() instead (8 x 2048, 6 x 2000), in
+// bands either way. Each filters as FFTW does, at the compute chain's own lines (not the four-step
+// chain's 16).
 TEST(long_columns_take_quarters_where_pair0_mirror_fits) {
+    int step_b_longest = -1;  // the device's row's, once a context is current
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "compute") continue;
         for (Size s : {Size{4, 16384}, Size{4, 12000}})
             for (int fuse : {0, 4}) {
-                if (s.n == 12000 && fuse) continue;
+                if (s.n == 12000 && fuse && !step_b_longest) continue;
                 FftOptions options = chain.options;
                 options.compute_fuse = fuse;
                 const std::string at = chain.name + " (fuse " + std::to_string(fuse) + ")";
                 auto* fft = compute_fft(s, options, at);
                 if (!fft) continue;
-                int fused = 0, bands = 0, whole_sublines = 0;
+                step_b_longest = compute_tuning(software_renderer()).column_step_b_longest;
+                const bool quarters = s.n == 16384 && !step_b_longest;
+                const bool fused_quarters = quarters && fuse, in_bands = step_b_longest || (quarters && !fuse);
+                // Step B's sub-lines, main dispatch and pair 0's: 4096 points in quarters, else column_split()'s.
+                const int sub_line = step_b_longest ? ComputeFft::column_split(s.n, 4096, step_b_longest)[1] : quarters ? 4096 : 0;
+                int fused = 0, bands = 0, step_b = 0;
                 for (const std::string& d : fft->describe_dispatches()) {
                     fused += d.find("step A (4 points) in its loads") != std::string::npos;
                     bands += d.find("column pairs of a band first") != std::string::npos;
-                    whole_sublines += d.rfind("columns filter B", 0) == 0 && d.find("lines of 4096") != std::string::npos;
+                    step_b += sub_line && d.rfind("columns filter B", 0) == 0 && d.find("lines of " + std::to_string(sub_line) + " ") != std::string::npos;
                 }
-                const bool quarters = s.n == 16384;
-                EXPECT(fused == (quarters && fuse ? 2 : 0) && bands == (quarters && !fuse ? 1 : 0) &&
-                           whole_sublines == (quarters ? 2 : 0) && fft->reorders_kernel() == (quarters && !fuse),
-                       at, " at ", s.m, "x", s.n, ": ", fused, " dispatches with quarters fused, ", bands, " in bands, ", whole_sublines,
-                       " step B dispatches of 4096-point sub-lines; kernel reordered: ", fft->reorders_kernel());
+                EXPECT(fused == (fused_quarters ? 2 : 0) && bands == (in_bands ? 1 : 0) && step_b == (sub_line ? 2 : 0) &&
+                           fft->reorders_kernel() == in_bands,
+                       at, " at ", s.m, "x", s.n, ": ", fused, " dispatches with quarters fused, ", bands, " in bands, ", step_b,
+                       " step B dispatches of ", sub_line, "-point sub-lines; kernel reordered: ", fft->reorders_kernel());
                 expect_filter_matches_fftw(at, *fft, s);
             }
     }
@@ -491,7 +498,7 @@ TEST(step_b_in_bands_multiplies_the_reordered_kernel) {
             FftOptions options = chain.options;
             options.compute_lines = c.lines;
             options.compute_max_line = c.split ? 16 : 64;
-            options.compute_split = c.split;
+            options.compute_row_split = options.compute_column_split = c.split;
             const std::string at = chain.name + " (" + std::to_string(c.lines) + " lines a workgroup, split " + std::to_string(c.split) + ")";
             auto* fft = compute_fft(c.size, options, at);
             if (!fft) continue;
@@ -513,39 +520,59 @@ TEST(step_b_in_bands_multiplies_the_reordered_kernel) {
 }
 
 // --compute-split L1 splits lines longer than --compute-max-line as L1 x L2 where L2 fits (both
-// even), on both axes; elsewhere the automatic split: 64 x 64 with lines of 16 as 8 x 8 both
-// ways; 40 x 96, whose 40 (8 x 5) takes 10 x 4 and 96 takes 8 x 12. Each matches FFTW forward,
-// back and filtering.
+// even), on both axes or on one (rows:L1, columns:L1); elsewhere the automatic split: 64 x 64
+// with lines of 16 as 8 x 8 both ways; 40 x 96, whose 40 (8 x 5) takes 10 x 4 and 96 takes 8 x 12;
+// 64 x 64 with rows:4,columns:8 as 4 x 16 and 8 x 8 (the columns' own split: quarters, 4 x 16).
+// Each matches FFTW forward, back and filtering.
 TEST(compute_split_takes_the_asked_split) {
+    struct Case {
+        Size size;
+        int rows, columns;  // the option's L1 on each axis
+        const char *rows_a, *rows_b, *columns_a, *columns_b;
+    };
     for (const test::Chain& chain : test::chains()) {
         if (chain.name != "four-step") continue;
-        FftOptions options = chain.options;
-        options.compute_split = 8;
-        for (Size s : {Size{64, 64}, Size{40, 96}}) {
-            auto* fft = compute_fft(s, options, chain.name + " (split 8)");
+        for (const Case& c : {Case{{64, 64}, 8, 8, "8", "8", "8", "8"}, Case{{40, 96}, 8, 8, "10", "4", "8", "12"},
+                              Case{{64, 64}, 4, 8, "4", "16", "8", "8"}}) {
+            FftOptions options = chain.options;
+            options.compute_row_split = c.rows;
+            options.compute_column_split = c.columns;
+            const std::string at = chain.name + " (split rows " + std::to_string(c.rows) + ", columns " + std::to_string(c.columns) + ")";
+            auto* fft = compute_fft(c.size, options, at);
             if (!fft) continue;
             std::map<std::string, std::string> lengths;  // dispatch label: its lines' length
             for (const std::string& d : fft->describe_dispatches()) {
-                const size_t at = d.find("lines of ");
-                lengths[d.substr(0, d.find(':'))] = d.substr(at + 9, d.find(' ', at + 9) - at - 9);
+                const size_t from = d.find("lines of ");
+                lengths[d.substr(0, d.find(':'))] = d.substr(from + 9, d.find(' ', from + 9) - from - 9);
             }
-            const std::string rows_a = s.m == 64 ? "8" : "10", rows_b = s.m == 64 ? "8" : "4", columns_b = s.n == 64 ? "8" : "12";
-            EXPECT(lengths["rows forward A"] == rows_a && lengths["rows forward B"] == rows_b && lengths["columns filter A"] == "8" &&
-                       lengths["columns filter B"] == columns_b,
-                   "split 8 at ", s.m, "x", s.n, ": rows ", lengths["rows forward A"], " x ", lengths["rows forward B"], ", columns ",
+            EXPECT(lengths["rows forward A"] == c.rows_a && lengths["rows forward B"] == c.rows_b && lengths["columns filter A"] == c.columns_a &&
+                       lengths["columns filter B"] == c.columns_b,
+                   at, " at ", c.size.m, "x", c.size.n, ": rows ", lengths["rows forward A"], " x ", lengths["rows forward B"], ", columns ",
                    lengths["columns filter A"], " x ", lengths["columns filter B"]);
-            expect_filter_matches_fftw(chain.name + " (split 8)", *fft, s);
-            expect_forward_and_back_match_fftw(chain.name + " (split 8)", *fft, s);
+            expect_filter_matches_fftw(at, *fft, c.size);
+            expect_forward_and_back_match_fftw(at, *fft, c.size);
         }
     }
 }
 
-// Where the rows take the four-step route, the textures between dispatches hold a row pair in
-// neighbouring rows instead of rows a and a + N/2 (fft_line.comp's H_SOURCE and H_TARGET): every
-// row dispatch reads or writes one of them, and so do the column dispatches that read the row
-// transforms or leave row pairs. The numerical tests above cover both layouts only if the chains
-// take both: the four-step chain splits the rows of 64 x 40 and keeps those of 8 x 64 whole, the
-// compute chain keeps both whole.
+// The GPU row's long columns: step B's sub-lines of at most 2048 points, the longest with an even
+// step A (H200, 2026-11-25: tuning.cpp); the software row keeps split_line()'s halves and quarters.
+TEST(gpu_row_splits_long_columns_at_2048) {
+    EXPECT(compute_tuning(false).column_step_b_longest == 2048 && compute_tuning(true).column_step_b_longest == 0,
+           "step B's longest: GPU ", compute_tuning(false).column_step_b_longest, ", software ", compute_tuning(true).column_step_b_longest);
+    struct Case {
+        int length;
+        std::vector<int> parts;
+    };
+    for (const Case& c : {Case{4096, {4096}}, Case{6000, {4, 1500}}, Case{8192, {4, 2048}}, Case{12000, {6, 2000}},
+                          Case{12288, {6, 2048}}, Case{16384, {8, 2048}}, Case{10000, {8, 1250}}, Case{8194, {}}}) {
+        const std::vector<int> parts = ComputeFft::column_split(c.length, 4096, 2048);
+        std::string got;
+        for (int p : parts) got += std::to_string(p) + " ";
+        EXPECT(parts == c.parts, c.length, ": split as ", got.empty() ? "nothing" : got);
+    }
+}
+
 TEST(row_pairs_between_dispatches_neighbour_where_rows_split) {
     int neighbouring = 0, apart = 0;
     for (const test::Chain& chain : test::chains()) {

@@ -141,13 +141,21 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          "(halves; 0, the default, means 2), 4 (halves, or quarters in the\n"
          "columns), 1: never",
          set_power(fft.compute_fuse, "--compute-fuse")},
-        {"compute-split", 0, "L1",
+        {"compute-split", 0, "[AXIS:]L1",
          "compute backend, for tuning: lines longer than --compute-max-line split\n"
-         "as L1 x L2 (step A's length first, even) where L2 fits; default: halves,\n"
-         "or quarters in the columns, that fit, else near the square root",
+         "as L1 x L2 (step A's length first, even) where L2 fits, on both axes or,\n"
+         "comma-separated, rows:L1 and columns:L1; default: the planner's split",
          set([&fft](const std::string& v) {
-             fft.compute_split = parse_int(v, "--compute-split", 0, 1 << 16);
-             if (fft.compute_split % 2) throw UsageError("--compute-split must be even");
+             for (const std::string& item : split_list(v, ',')) {
+                 const size_t colon = item.find(':');
+                 const std::string axis = colon == std::string::npos ? "" : item.substr(0, colon);
+                 if (colon != std::string::npos && axis != "rows" && axis != "columns")
+                     throw UsageError("--compute-split " + v + ": expected L1, rows:L1 or columns:L1");
+                 const int l1 = parse_int(item.substr(colon + 1), "--compute-split", 0, 1 << 16);
+                 if (l1 % 2) throw UsageError("--compute-split must be even");
+                 if (axis != "columns") fft.compute_row_split = l1;
+                 if (axis != "rows") fft.compute_column_split = l1;
+             }
          })},
     };
 }

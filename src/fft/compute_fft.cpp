@@ -428,8 +428,11 @@ std::vector<int> ComputeFft::split(int length, Axis axis) const {
     const bool fits = shared_bytes(length, 1, 1, 0) <= shared_bytes_;
     const int longest = fits ? most : std::min(most, length - 1);
     std::vector<int> parts = split_line(length, longest, axis == Axis::Columns);
+    // Long columns on a device whose row limits step B's sub-lines: the longest such, classic.
+    if (axis == Axis::Columns && tuning_->column_step_b_longest > 0)
+        if (std::vector<int> short_b = column_split(length, longest, tuning_->column_step_b_longest); !short_b.empty()) parts = short_b;
     // The option's split where it is one (an even L1 and an even L2 that fits).
-    const int l1 = options_.compute_split;
+    const int l1 = axis == Axis::Rows ? options_.compute_row_split : options_.compute_column_split;
     if (l1 && length > longest && length % l1 == 0 && length / l1 <= longest && (length / l1) % 2 == 0) parts = {l1, length / l1};
     // In the columns, L1 > 2 only where pair 0's step B holds its mirror sub-lines k1 and L1 - k1
     // as two lines of one workgroup (mirror_of()): within the threads and, a float an element, the
@@ -459,6 +462,15 @@ bool ComputeFft::channel_line(int length, int most) {
     // instead of fused halves); but 2048^2 0.287 / 0.276, 2000x1152 0.203 / 0.192, 1024^2 0.084 /
     // 0.082 (src/README.md, "Rows as channel pairs").
     return 2 * length > most && length % 4 == 0 && length / 2 <= most;
+}
+
+std::vector<int> ComputeFft::column_split(int length, int most, int step_b_longest) {
+    if (length <= most) return {length};
+    // Step B's sub-lines of 2048 points ran faster than longer ones and than shorter ones (H200,
+    // 2026-11-25: 16384 as 8 x 2048 0.954x 4 x 4096, 16 x 1024 1.50x; tuning.cpp).
+    for (int l2 = std::min(most, step_b_longest) & ~1; l2 >= 2; l2 -= 2)
+        if (length % l2 == 0 && (length / l2) % 2 == 0 && length / l2 <= most) return {length / l2, l2};
+    return {};
 }
 
 std::vector<int> ComputeFft::split_line(int length, int most, bool quarters) {

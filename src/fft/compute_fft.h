@@ -106,6 +106,11 @@ public:
     /// (the columns' untangle and tangle pair elements y and y + N/2 within each step's sub-lines);
     /// empty where none is.
     static std::vector<int> split_line(int length, int most, bool quarters);
+    /// The columns' split where the device's row limits step B's sub-lines
+    /// (ComputeTuning::column_step_b_longest): lines up to `most` whole, longer ones as L1 x L2
+    /// with L2 the longest even length up to `step_b_longest` (and `most`) whose L1 is even and
+    /// fits; empty where none is.
+    static std::vector<int> column_split(int length, int most, int step_b_longest);
     /// The lengths this backend takes on this context (every fast size, multiples of 4 where a
     /// line takes two dispatches) and their cost: the memory traffic of one dispatch per step,
     /// plus the threads' butterfly work (src/README.md, "Any FFT size").

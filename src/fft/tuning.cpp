@@ -7,7 +7,7 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // Mesa's llvmpipe and the like: a JIT for which big unrolled programs are slow to compile
         // (radix 16: 10-20 s; radix 4 with 2 components: about 1 s), while the CPU gains nothing
         // from fewer exchange rounds: at most 2 components.
-        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 2, 16, 2, 2, 1024, 2, 2, 4096, true, 1024, "", 0, 4};
+        "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 2, 16, 2, 2, 1024, 2, 2, 4096, true, 1024, "", 0, 4, 0};
     static const ComputeTuning gpu = {
         // Measured on NVIDIA's H200 and H100 (src/README.md); the default for other GPUs too.
         // 1000 as 8 5 5 5 (200 threads) against the planner's 4 2 5 5 5: 0.0936-0.0943 against
@@ -39,7 +39,11 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // (H200, 2026-11-25, processes alternating, two rounds).
         // The 1080 columns as 4 2 5 3 3 3 with 360 threads, the rows as 6 6 6 5: 1920x1080 0.974x,
         // 0.978x and 0.987x in three races, but 1080x1920 (1080 rows) 1.030x (H200, 2026-11-25).
-        "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4};
+        // Long columns with step B's sub-lines at most 2048 (classic, in bands): 16384 as 8 x 2048
+        // 0.954x the quarters (4 x 4096), 8192 as 4 x 2048 0.983x the fused halves, 12000 as 6 x
+        // 2000 0.717x 120 x 100, 6000 as 4 x 1500 1.005x the fused halves (H200, 2026-11-25, one
+        // race each; 16384 as 16 x 1024 1.50x, its rows as 4 x 4096 or 16 x 1024 1.6x and more).
+        "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4, 2048};
     return software_rasterizer ? software : gpu;
 }
 

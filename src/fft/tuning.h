@@ -33,6 +33,10 @@ struct ComputeTuning {
     /// A filter's last column step where step A runs in step B's loads (lines of 2 or 4, a thread
     /// each: FILTER_TAIL): that many neighbouring column pairs side by side in a workgroup.
     int column_tail_pairs = 4;
+    /// Columns longer than a whole line: step B's sub-lines at most this long (the longest even L2
+    /// with an even L1; ComputeFft::column_split()); 0: the halves, quarters or square root of
+    /// ComputeFft::split_line().
+    int column_step_b_longest = 0;
 };
 
 /// The row for a software rasterizer (software_renderer() in fft2d.h) or for a GPU.

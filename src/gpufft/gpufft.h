@@ -129,11 +129,12 @@ struct FftOptions {
     /// columns quarters); 1: never (step A a dispatch of its own). 0 (auto): 2 (on the H200 at
     /// 16384^2 the columns' quarters filter 1.18x faster in three dispatches than fused in two).
     int compute_fuse = 0;
-    /// Compute backend, for tuning: the four-step route's step A length L1 (even) for lines longer
-    /// than compute_max_line, where it splits them into two even lengths of which L2 fits (and, in
-    /// the columns, pair 0's two mirror sub-lines fit a workgroup); elsewhere, and 0 (default):
-    /// halves, or in the columns quarters, that fit, else L1 >= L2 as near the square root.
-    int compute_split = 0;
+    /// Compute backend, for tuning: the four-step route's step A length L1 (even) for rows
+    /// (compute_row_split) and columns (compute_column_split) longer than compute_max_line, where
+    /// it splits them into two even lengths of which L2 fits (and, in the columns, pair 0's two
+    /// mirror sub-lines fit a workgroup); elsewhere, and 0 (default): the planner's split.
+    int compute_row_split = 0;
+    int compute_column_split = 0;
     /// Compute backend: line plans chosen for tuning, comma-separated: "LENGTH:RxRx...[/THREADS]",
     /// the forward stages' radices (2-10, 12, 14, 15, 16; the first even) of lines of that length
     /// and the threads a line (default: one round a stage), on both axes, or with "rows:" or
@@ -144,7 +145,7 @@ struct FftOptions {
     /// Every field, for ordering (caches keyed by options) and comparison.
     auto fields() const {
         return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_fold, compute_fuse,
-                        compute_split, compute_plan);
+                        compute_row_split, compute_column_split, compute_plan);
     }
     bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
     bool operator==(const FftOptions& o) const { return fields() == o.fields(); }
