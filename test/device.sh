@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
-#                                        layouts batch sizes sizes_variants plans waves fuse bands builds compile isa sizes_batch stream all
+#                                        layouts batch sizes sizes_variants plans waves fuse split bands builds compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -152,6 +152,13 @@ if has fuse; then  # the four-step route's step A in step B's loads: the default
                   # (--compute-fuse 1, 4), one race
     TAIL=20 run fuse timeout 560 bin/fftcompare --backend compute --race "default;default+fuse=1;default+fuse=4" --repeat 5 \
         --sizes "${FUSE_SIZES:-8192,16384,6000}"
+fi
+if has split; then  # the columns' split (the GPU row's column_step_b_longest: step B's sub-lines at most 2048)
+                   # against the splits before it, by option (--compute-split columns:L1), one race a size
+    TAIL=6 run split_16384 timeout 300 bin/fftcompare --backend compute --race "default;default+split=columns:4;default+split=columns:16" \
+        --repeat 5 --sizes 16384
+    TAIL=6 run split_12000 timeout 150 bin/fftcompare --backend compute --race "default;default+split=columns:120" --repeat 5 --sizes 12000
+    TAIL=8 run split_8192 timeout 150 bin/fftcompare --backend compute --race "default;default+split=columns:2" --repeat 5 --sizes 8192,6000
 fi
 if has builds; then  # this build beside the build before (bin/old/fftcompare, where carried), each in its own
                     # process, alternating, two rounds: the planner's plans raced (queued ms, each dispatch's us)

@@ -79,9 +79,10 @@ void apply_fft_option(FftOptions& fft, const std::string& name, const std::strin
     throw std::logic_error("no FFT option --" + name);
 }
 
-/// --race's list: items PLAN[+lines=G][+radix=R][+fold=F][+fuse=U][+split=S], PLAN a --compute-plan
-/// value ("default": the planner's own), G, R, F, U and S as --compute-lines, --compute-radix,
-/// --compute-fold, --compute-fuse and --compute-split, each checked by that option.
+/// --race's list: items PLAN[+lines=G][+radix=R][+fold=F][+fuse=U][+split=S][+max-line=L], PLAN a
+/// --compute-plan value ("default": the planner's own), G, R, F, U, S and L as --compute-lines,
+/// --compute-radix, --compute-fold, --compute-fuse, --compute-split and --compute-max-line, each
+/// checked by that option.
 std::vector<RacePlan> parse_race(const std::string& list) {
     std::vector<RacePlan> plans;
     for (const std::string& item : split_list(list, ';')) {
@@ -91,8 +92,9 @@ std::vector<RacePlan> parse_race(const std::string& list) {
         RacePlan r{item, {{"compute-plan", parts.front() == "default" ? "" : parts.front()}}};
         for (size_t i = 1; i < parts.size(); ++i) {
             const std::string key = parts[i].substr(0, parts[i].find('='));
-            if ((key != "lines" && key != "radix" && key != "fold" && key != "fuse" && key != "split") || key.size() == parts[i].size())
-                throw UsageError(what + ": expected lines=G, radix=R, fold=F, fuse=U or split=S after '+', not \"" + parts[i] + "\"");
+            if ((key != "lines" && key != "radix" && key != "fold" && key != "fuse" && key != "split" && key != "max-line") ||
+                key.size() == parts[i].size())
+                throw UsageError(what + ": expected lines=G, radix=R, fold=F, fuse=U, split=S or max-line=L after '+', not \"" + parts[i] + "\"");
             r.settings.emplace_back("compute-" + key, parts[i].substr(key.size() + 1));
         }
         FftOptions scratch;
@@ -156,9 +158,9 @@ std::vector<OptionSpec> option_specs(Options& o) {
                {"race", 0, "PLANS",
                 "compute backend: time these plans against each other on every size in\n"
                 "one process: ';'-separated PLAN[+lines=G][+radix=R][+fold=F][+fuse=U]\n"
-                "[+split=S], PLAN a --compute-plan value ('default': the planner's), G,\n"
-                "R, F, U and S as --compute-lines, --compute-radix, --compute-fold,\n"
-                "--compute-fuse and --compute-split;\n"
+                "[+split=S][+max-line=L], PLAN a --compute-plan value ('default': the\n"
+                "planner's), G, R, F, U, S and L as --compute-lines, --compute-radix,\n"
+                "--compute-fold, --compute-fuse, --compute-split and --compute-max-line;\n"
                 "in interleaved rounds, so that a shared GPU's drift hits all alike:\n"
                 "queued ms per filter, ns per pixel, each dispatch's us",
                 [&o](const std::string& v) { o.race = parse_race(v); }},
