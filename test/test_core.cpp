@@ -747,8 +747,11 @@ TEST(compute_length_model_rates_every_line_it_allows) {
             EXPECT(cost >= 1, n, ": cost ", cost);
         }
     // One round a stage: the composite 1080 (12 10 9, 120 threads) wastes no round of a thread,
-    // the planner's (4 2 5 3 3 3) does.
-    EXPECT(composite.cost(1080) < m.cost(1080), "1080: composite ", composite.cost(1080), ", planner ", m.cost(1080));
+    // the planner's (4 2 5 3 3 3) does; a device row's measured plan of 1080 (the GPU's 6 6 6 5,
+    // one round a stage too) rates no worse than the composite.
+    const bool measured = ComputeFft::chosen_plans(FftOptions{}, compute_tuning(software_renderer())).lines.count(1080) > 0;
+    EXPECT(measured ? composite.cost(1080) >= m.cost(1080) : composite.cost(1080) < m.cost(1080), "1080: composite ", composite.cost(1080),
+           ", planner ", m.cost(1080), measured ? " (the device row's plan)" : "");
 }
 
 // Issue 15: every even size with factors 2, 3, 5, 7 has a line plan whose radices multiply to it,
@@ -867,8 +870,11 @@ TEST(hand_chosen_line_plans_match_fftw) {
         // The lines case: rows forward, columns, rows inverse (pair 0 is one line).
         EXPECT(seen >= (c.lines ? 3 : 4), c.plan, " lines ", c.lines, ": the dispatches do not take the plan");
         // The software row copies the table for every whole mixed column dispatch (pair 0 and the
-        // rest); rows read theirs from the table.
-        EXPECT(shared_twiddles == 2, c.plan, ": ", shared_twiddles, " of the 2 column dispatches read their twiddles from shared memory");
+        // rest); rows read theirs from the table. The GPU row copies it only for workgroups of more
+        // than 512 threads, which these small lines never fill.
+        const int copies = compute_tuning(software_renderer()).shared_twiddles_above == 0 ? 2 : 0;
+        EXPECT(shared_twiddles == copies, c.plan, ": ", shared_twiddles, " of the 2 column dispatches read their twiddles from shared memory, not ",
+               copies);
         const Size s = c.size;
         std::vector<float> image = test::random_image(s, 3 + s.m), kernel = test::random_image(s, 4 + s.n);
         std::vector<float> spectrum = fft->forward(image);
