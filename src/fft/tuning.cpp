@@ -41,8 +41,9 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // 0.978x and 0.987x in three races, but 1080x1920 (1080 rows) 1.030x (H200, 2026-11-25).
         // Long columns with step B's sub-lines at most 2048 (classic, in bands): 16384 as 8 x 2048
         // 0.954x the quarters (4 x 4096), 8192 as 4 x 2048 0.983x the fused halves, 12000 as 6 x
-        // 2000 0.717x 120 x 100, 6000 as 4 x 1500 1.005x the fused halves (H200, 2026-11-25, one
-        // race each; 16384 as 16 x 1024 1.50x, its rows as 4 x 4096 or 16 x 1024 1.6x and more).
+        // 2000 0.717x 120 x 100, 6000 as 4 x 1500 1.005x and 0.987x the fused halves (H200,
+        // 2026-11-25, one race each, two at 6000; 16384 as 16 x 1024 1.50x, its rows as 4 x 4096
+        // or 16 x 1024 1.6x and more).
         "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4, 2048};
     return software_rasterizer ? software : gpu;
 }
