@@ -44,7 +44,12 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // 2000 0.717x 120 x 100, 6000 as 4 x 1500 1.005x and 0.987x the fused halves (H200,
         // 2026-11-25, one race each, two at 6000; 16384 as 16 x 1024 1.50x, its rows as 4 x 4096
         // or 16 x 1024 1.6x and more).
-        "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1024, "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4, 2048};
+        // The forward stages' twiddles from the storage buffer in columns over 1152, not 1024: the
+        // 1152 and 1080 column filters (one line a workgroup) then take every twiddle from the
+        // texture, 2000x1152 0.971x and 1920x1080 0.996x in three rounds of processes alternating;
+        // 1536^2 and 3000^2 so took 1.000x and 0.991x, 3840x2160 1.011x, so longer columns keep the
+        // split (H200, 2026-11-25).
+        "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1152, "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4, 2048};
     return software_rasterizer ? software : gpu;
 }
 

@@ -23,7 +23,7 @@ struct ComputeTuning {
     int max_components = 8;           ///< floats per shared-memory exchange round
     int max_elements = 4096;          ///< complex RGBA elements a workgroup holds before registers spill
     bool row_twiddles_from_buffer = true;   ///< row dispatches: every stage's twiddles from the storage buffer
-    int column_forward_buffer_above = 1024; ///< column lines longer than this: forward stages' twiddles from it
+    int column_forward_buffer_above = 1024; ///< column lines longer than this: forward stages' twiddles from it (the rest from the texture)
     /// Line plans measured faster than the planner's, as --compute-plan writes them (taken where
     /// neither --compute-plan nor --compute-radix says otherwise).
     const char* line_plans = "";
