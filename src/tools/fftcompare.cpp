@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -79,10 +80,23 @@ void apply_fft_option(FftOptions& fft, const std::string& name, const std::strin
     throw std::logic_error("no FFT option --" + name);
 }
 
-/// --race's list: items PLAN[+lines=G][+radix=R][+fold=F][+fuse=U][+split=S][+max-line=L], PLAN a
-/// --compute-plan value ("default": the planner's own), G, R, F, U, S and L as --compute-lines,
-/// --compute-radix, --compute-fold, --compute-fuse, --compute-split and --compute-max-line, each
-/// checked by that option.
+/// --race's keys after '+': KEY=VALUE sets --compute-KEY VALUE (VALUE: its placeholder in --help).
+constexpr struct {
+    const char* key;
+    const char* value;
+} kRaceKeys[] = {{"lines", "G"}, {"radix", "R"}, {"fold", "F"}, {"fuse", "U"}, {"split", "S"}, {"max-line", "L"}};
+
+/// "lines=G, radix=R, ..., split=S or max-line=L": the keys for --help and the parser's message.
+std::string race_keys() {
+    std::string s;
+    const size_t n = std::size(kRaceKeys);
+    for (size_t i = 0; i < n; ++i)
+        s += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + kRaceKeys[i].key + "=" + kRaceKeys[i].value;
+    return s;
+}
+
+/// --race's list: items PLAN[+KEY=VALUE]..., PLAN a --compute-plan value ("default": the planner's
+/// own), each KEY=VALUE one of kRaceKeys, checked by the option it sets.
 std::vector<RacePlan> parse_race(const std::string& list) {
     std::vector<RacePlan> plans;
     for (const std::string& item : split_list(list, ';')) {
@@ -92,9 +106,9 @@ std::vector<RacePlan> parse_race(const std::string& list) {
         RacePlan r{item, {{"compute-plan", parts.front() == "default" ? "" : parts.front()}}};
         for (size_t i = 1; i < parts.size(); ++i) {
             const std::string key = parts[i].substr(0, parts[i].find('='));
-            if ((key != "lines" && key != "radix" && key != "fold" && key != "fuse" && key != "split" && key != "max-line") ||
-                key.size() == parts[i].size())
-                throw UsageError(what + ": expected lines=G, radix=R, fold=F, fuse=U, split=S or max-line=L after '+', not \"" + parts[i] + "\"");
+            const bool known = std::any_of(std::begin(kRaceKeys), std::end(kRaceKeys), [&](const auto& k) { return key == k.key; });
+            if (!known || key.size() == parts[i].size())
+                throw UsageError(what + ": expected " + race_keys() + " after '+', not \"" + parts[i] + "\"");
             r.settings.emplace_back("compute-" + key, parts[i].substr(key.size() + 1));
         }
         FftOptions scratch;
@@ -157,11 +171,11 @@ std::vector<OptionSpec> option_specs(Options& o) {
                 set_flag(o.pass_costs)},
                {"race", 0, "PLANS",
                 "compute backend: time these plans against each other on every size in\n"
-                "one process: ';'-separated PLAN[+lines=G][+radix=R][+fold=F][+fuse=U]\n"
-                "[+split=S][+max-line=L], PLAN a --compute-plan value ('default': the\n"
-                "planner's), G, R, F, U, S and L as --compute-lines, --compute-radix,\n"
-                "--compute-fold, --compute-fuse, --compute-split and --compute-max-line;\n"
-                "in interleaved rounds, so that a shared GPU's drift hits all alike:\n"
+                "one process: ';'-separated PLAN[+KEY=VALUE]..., PLAN a --compute-plan\n"
+                "value ('default': the planner's), each KEY=VALUE as --compute-KEY VALUE:\n" +
+                    race_keys() +
+                    ";\n"
+                    "in interleaved rounds, so that a shared GPU's drift hits all alike:\n"
                 "queued ms per filter, ns per pixel, each dispatch's us",
                 [&o](const std::string& v) { o.race = parse_race(v); }},
                {"peak-bandwidth", 0, "GB/S",
