@@ -55,7 +55,8 @@
 // Defines, from compute_fft.cpp: LENGTH (this dispatch's transform length), FOLD (channel phases: 1,
 // 2 or 4), REGISTERS (R), THREADS,
 // LINES, GROUP_SIZE (THREADS * LINES), COMPONENTS, PAD_EVERY (one element of padding per that many, 0: none),
-// SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), NEIGHBOUR_PAIRS (four-step column
+// SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), LINE_OFFSET (a whole-row pass's tail,
+// ComputeFft::row_tail: its first row pair; else 0), NEIGHBOUR_PAIRS (four-step column
 // steps: column pairs side by side in a workgroup, 1: neighbouring sub-lines only), BANDS (1: the
 // workgroups of the columns' step B along the pairs first, below), KERNEL_STEP_ORDER (1: the
 // kernel's spectrum with its rows in step B's order, multiply()), WIDTH and HEIGHT (M and N),
@@ -167,7 +168,7 @@ int sub() { return block_sub() < SUBLINES ? block_sub() : 0; }
 int line_id() { return workgroup() * G + group_line(); }
 int sub() { return remainder(line_id(), SUBLINES); }
 bool line_active() { return line_id() < LINE_COUNT; }
-int line_index() { return quotient(line_id(), SUBLINES); }
+int line_index() { return quotient(line_id(), SUBLINES) + LINE_OFFSET; }   // a row pass's tail: from LINE_OFFSET on
 #endif
 
 // The line along the axis: row pair a, or column pair p (0 for PAIR0); inactive lanes (past

@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
-#                                        layouts batch sizes sizes_variants plans waves fuse split bands builds compile isa sizes_batch stream all
+#                                        layouts batch sizes sizes_variants plans waves fuse split bands tails builds compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -159,6 +159,11 @@ if has split; then  # the columns' split (the GPU row's column_step_b_longest: s
         --repeat 5 --sizes 16384
     TAIL=6 run split_12000 timeout 150 bin/fftcompare --backend compute --race "default;default+split=columns:120" --repeat 5 --sizes 12000
     TAIL=8 run split_8192 timeout 150 bin/fftcompare --backend compute --race "default;default+split=columns:2" --repeat 5 --sizes 8192,6000
+fi
+if has tails; then  # whole row passes' tails (ComputeFft::row_tail): the auto rule against none and fixed
+                   # tails, one race (queued ms, each dispatch's us)
+    TAIL=30 run tails timeout 500 bin/fftcompare --backend compute --race "${TAILS_PLANS:-default;default+row-tail=off;default+row-tail=48;default+row-tail=96}" \
+        --repeat 9 --sizes "${TAILS_SIZES:-1920x1080,2000x1152,2048x1080,2048x1024}"
 fi
 if has builds; then  # this build beside the build before (bin/old/fftcompare, where carried), each in its own
                     # process, alternating, two rounds: the planner's plans raced (queued ms, each dispatch's us)

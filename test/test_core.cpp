@@ -86,23 +86,27 @@ TEST(inverse_of_forward_is_identity) {
     }
 }
 
+// `fft`'s inverse alone takes a spectrum made on the CPU (FFTW's r2c of a random image, packed)
+// back to the image.
+void expect_inverse_matches_fftw(const std::string& what, Fft2D& fft, Size s, unsigned seed) {
+    std::vector<float> image = test::random_image(s, seed), packed(image.size());
+    for (int c = 0; c < 4; ++c) {
+        auto half = reference_spectrum(channel_of(image, c), s.m, s.n);
+        pack_half(half.data(), s.m, s.n, c, packed.data());
+    }
+    std::vector<float> back = fft.inverse(packed);
+    for (int c = 0; c < 4; ++c) {
+        ErrorStats e = compare(channel_of(image, c), channel_of(back, c));
+        expect_close(what, s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
+    }
+}
+
 TEST(inverse_matches_fftw_c2r) {
     // A spectrum made on the CPU (random, then packed), so the inverse is checked on its own.
     for (const test::Chain& chain : test::chains())
     for (Size s : test::sizes(kSizes)) {
         if (!test::takes(chain, s)) continue;
-        auto fft = test::fft(s, chain.options);
-        std::vector<float> image = test::random_image(s, 99 + s.m);
-        std::vector<float> packed(image.size());
-        for (int c = 0; c < 4; ++c) {
-            auto half = reference_spectrum(channel_of(image, c), s.m, s.n);
-            pack_half(half.data(), s.m, s.n, c, packed.data());
-        }
-        std::vector<float> back = fft->inverse(packed);
-        for (int c = 0; c < 4; ++c) {
-            ErrorStats e = compare(channel_of(image, c), channel_of(back, c));
-            expect_close(chain.name, s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
-        }
+        expect_inverse_matches_fftw(chain.name, *test::fft(s, chain.options), s, 99 + s.m);
     }
 }
 
@@ -888,6 +892,49 @@ TEST(hand_chosen_line_plans_match_fftw) {
             ErrorStats f = compare(conv, channel_of(out, ch));
             expect_close(std::string("filter, plan ") + c.plan, s, ch, f, kRelRms, 4 * kRelRms * f.ref_max);
         }
+    }
+}
+
+// Whole row passes whose last round of workgroups would be sparse leave their last row pairs to a
+// tail dispatch of one a workgroup beside them (ComputeFft::row_tail, FftOptions::compute_row_tail,
+// fft_line.comp's LINE_OFFSET). The auto rule at the GPU's shapes (132 SMs, one workgroup of the
+// row programs an SM at their register caps); on the GL here (no multiprocessor count) the option
+// sets the tail, and forward, inverse alone, the round trip and the filter match FFTW with it at
+// 40 x 24 (12 row pairs: 7 and a tail of 5) and 120 x 90 (45: 40 and 5). A tail that ignores its
+// offset (LINE_OFFSET dropped) fails the forward at 40 x 24 (relative error 0.61).
+TEST(row_tails_match_fftw) {
+    const struct {
+        int line_count, lines, threads, sm_count, tail;
+    } rule[] = {{540, 2, 480, 132, 24},  // 1920x1080: rounds of 264 row pairs, the last 12
+                {576, 2, 500, 132, 96},  // 2000x1152: the last 48
+                {500, 4, 200, 132, 0},   // 1000^2: one round, not full
+                {768, 2, 384, 132, 0},   // 1536^2: the last round 240 of 264
+                {960, 4, 216, 132, 0},   // 1080x1920: 432 of 528
+                {540, 2, 480, 0, 0}};    // no multiprocessor count
+    for (auto r : rule)
+        EXPECT(ComputeFft::auto_row_tail(r.line_count, r.lines, r.threads, r.sm_count) == r.tail, r.line_count, " row pairs of ", r.lines,
+               " x ", r.threads, " on ", r.sm_count, " SMs: tail ", ComputeFft::auto_row_tail(r.line_count, r.lines, r.threads, r.sm_count),
+               ", expected ", r.tail);
+    test::context();
+    if (!ComputeFft::supported()) return;
+    for (auto [size, tail] : {std::pair<Size, int>{{40, 24}, 5}, {{120, 90}, 5}, {{40, 24}, -1}}) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        o.compute_row_tail = tail;
+        const std::string at = "row tail " + std::to_string(tail);
+        auto* fft = compute_fft(size, o, at);
+        if (!fft) continue;
+        int tails = 0;
+        for (const std::string& d : fft->describe_dispatches()) {
+            if (d.find("(tail)") == std::string::npos) continue;
+            ++tails;
+            EXPECT(d.rfind("rows", 0) == 0 && d.find(": " + std::to_string(tail) + " workgroups of 1 x ") != std::string::npos, at, ": ", d);
+        }
+        EXPECT(tails == (tail > 0 ? 2 : 0), at, " at ", size.m, "x", size.n, ": ", tails, " tail dispatches");
+        const Size s = size;
+        expect_forward_and_back_match_fftw(at, *fft, s);
+        expect_filter_matches_fftw(at, *fft, s);
+        expect_inverse_matches_fftw(at + " (inverse alone)", *fft, s, 9 + s.m);
     }
 }
 

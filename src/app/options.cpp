@@ -141,6 +141,13 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          "(halves; 0, the default, means 2), 4 (halves, or quarters in the\n"
          "columns), 1: never",
          set_power(fft.compute_fuse, "--compute-fuse")},
+        {"compute-row-tail", 0, "N|off",
+         "compute backend: whole row passes leave their last N row pairs to a\n"
+         "dispatch of one a workgroup beside them (default: twice those of a\n"
+         "sparse last round of workgroups, where the GPU tells its multiprocessors)",
+         set([&fft](const std::string& v) {
+             fft.compute_row_tail = v == "off" ? -1 : parse_int(v, "--compute-row-tail", 1, 1 << 16);
+         })},
         {"compute-split", 0, "[AXIS:]L1",
          "compute backend, for tuning: lines longer than --compute-max-line split\n"
          "as L1 x L2 (step A's length first, even) where L2 fits, on both axes or,\n"

@@ -77,6 +77,24 @@ std::string stage_calls(const std::vector<int>& radices, int length, const char*
 
 bool half(const Texture& t) { return t.storage() == Storage::Float16; }
 
+/// The GPU's streaming multiprocessors where the GL tells them (GL_NV_shader_thread_group), else 0.
+int sm_count(ProgramCache& programs) {
+    if (!GLEW_NV_shader_thread_group) return 0;
+    const GlProgram& p = programs.get({"", "sm_count.comp", {}, false});
+    const GLuint none = 0;
+    StorageBuffer count(&none, sizeof none);
+    count.bind(0);
+    p.use();
+    glDispatchCompute(1, 1, 1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    GLuint n = 0;
+    count.read(&n, sizeof n);
+    StorageBuffer::unbind(0);
+    glUseProgram(0);
+    check_gl("counting the GPU's multiprocessors");
+    return static_cast<int>(n);
+}
+
 void bind(int unit, const Texture* t) {
     glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));
     glBindTexture(GL_TEXTURE_RECTANGLE, t ? t->id() : 0);
@@ -358,6 +376,7 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
     check_texture_size(width, height);
     if (!supported()) throw GlError("the compute backend needs OpenGL 4.3 compute shaders");
     shared_bytes_ = gl_integer(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
+    sm_count_ = sm_count(programs_);
     tuning_ = &compute_tuning(software_renderer());
     plans_ = chosen_plans(options, *tuning_);
     buffers_ = GLEW_VERSION_4_3 || GLEW_ARB_shader_storage_buffer_object;
@@ -523,7 +542,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.sublines = s.full / (s.length * s.fold);
     // The axis's lines: N/2 row pairs (N rows as channel pairs); M/2 - 1 column pairs, or pair 0.
     const int axis_lines = rows ? (s.channel_pairs ? height_ : height_ / 2) : d.pair0 ? 1 : width_ / 2 - 1;
-    s.line_count = axis_lines * s.sublines;
+    s.line_count = d.line_end ? d.line_end - d.line_begin : axis_lines * s.sublines;
     const ComputeTuning& t = *tuning_;
     s.radix = line_radix(t, options_.compute_radix, s.length);
     s.line = line_plan(s.length, s.radix, plans_, d.axis);
@@ -556,6 +575,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     // workgroup, where the steps' lines a workgroup would leave a few threads (rows: 4 lines).
     const bool tiny_step = d.step == 1 && s.length <= 8;
     int lines = mirror_b                ? 2
+                : d.line_begin > 0       ? 1
                 : options_.compute_lines ? options_.compute_lines
                 : tiny_step              ? 128
                 : rows                   ? t.row_lines
@@ -624,6 +644,30 @@ int ComputeFft::rows_layout(const Texture* t) const {
     return axis_split(Axis::Rows).size() > 1 ? 1 : 0;
 }
 
+int ComputeFft::row_tail(const Dispatch& d) const {
+    const Shape s = shape(d);
+    if (s.fold > 1 || s.sublines > 1 || options_.compute_row_tail < 0) return 0;
+    if (options_.compute_row_tail > 0) return options_.compute_row_tail < s.line_count ? options_.compute_row_tail : 0;
+    // Powers of two gained nothing so (2048x1080 1.013x with 24 of its 540 row pairs in a tail,
+    // H200, 2026-11-25) and keep one dispatch. The rule's own gains there: 1920x1080 0.95-0.96x,
+    // 2000x1152 0.97-0.98x, 2000x1080 0.992x, 1800x1080 1.00x, 1920x1152 1.010x (src/README.md,
+    // "Row tails").
+    return is_power_of_two(s.length) ? 0 : auto_row_tail(s.line_count, s.lines, s.line.threads, sm_count_);
+}
+
+int ComputeFft::auto_row_tail(int line_count, int lines, int threads, int sm_count) {
+    // Workgroups at their register cap, as the row programs compile (src/README.md, "Any FFT
+    // size"), so that a round of them holds this many row pairs. A last round a quarter full or
+    // less leaves twice its row pairs to the tail, which takes them one a workgroup and more
+    // workgroups an SM: the best measured (H200, 2026-11-25: 1920x1080 24 of 540, 2000x1152 96
+    // of 576).
+    if (sm_count <= 0) return 0;
+    const int group = lines * threads, slots = 32 * (((group + 31) / 32 + 3) / 4 * 4);
+    const int round = sm_count * std::max(1, 65536 / (slots * register_cap(group))) * lines;
+    const int last = line_count % round;
+    return line_count > round && last > 0 && 4 * last <= round ? 2 * last : 0;
+}
+
 bool ComputeFft::neighbouring_rows(const Dispatch& d) const {
     const bool reads = (d.load == Load::RowPair || d.load == Load::Untangled) && rows_layout(d.source) == 1;
     const bool writes = (d.store == Store::RowPair || d.store == Store::RowPairs) && rows_layout(d.target) == 1;
@@ -650,6 +694,7 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "PAD_EVERY " + std::to_string(s.pad_every),
         "SUBLINES " + std::to_string(s.sublines),
         "LINE_COUNT " + std::to_string(s.line_count),
+        "LINE_OFFSET " + std::to_string(d.line_begin),
         "NEIGHBOUR_PAIRS " + std::to_string(s.neighbour_pairs),
         "BANDS " + std::to_string(s.bands ? 1 : 0),
         "KERNEL_STEP_ORDER " + std::to_string(d.transform == Transform::Filter && d.step == 2 && reorders_kernel() ? 1 : 0),
@@ -750,7 +795,19 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
         }
         for (Dispatch d : steps) {
             if (rows) {
+                const int tail = d.step == 0 && !channel_rows_ ? row_tail(d) : 0;
+                if (tail == 0) {
+                    out.push_back(d);
+                    continue;
+                }
+                const int count = shape(d).line_count;
+                Dispatch last = d;
+                d.line_end = count - tail;
+                last.line_begin = count - tail;
+                last.line_end = count;
+                last.label += " (tail)";
                 out.push_back(d);
+                out.push_back(last);
                 continue;
             }
             // Pair 0 first: one workgroup (or a few), started before the others fill the GPU and
@@ -788,11 +845,24 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
     return lines;
 }
 
+const ComputeFft::Prepared& ComputeFft::prepared(const Dispatch& d) {
+    const auto key = std::make_tuple(static_cast<int>(d.axis), d.pair0, d.step, static_cast<int>(d.load), static_cast<int>(d.transform),
+                                     static_cast<int>(d.store), d.filter_tail, d.line_begin, d.line_end, rows_layout(d.source),
+                                     rows_layout(d.target), half(*d.target));
+    auto at = prepared_.find(key);
+    if (at == prepared_.end()) at = prepared_.emplace(key, Prepared{shape(d), &programs_.get(spec(d))}).first;
+    return at->second;
+}
+
 void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Profile* profile) {
     const std::vector<Dispatch> steps = dispatches(passes);
     // A column step's pair-0 dispatch and the next (pairs 1 .. M/2 - 1) read the same source and
     // write different texels: no barrier, and no timestamp, between them.
-    auto twin_follows = [&](size_t i) { return steps[i].pair0 && i + 1 < steps.size() && !steps[i + 1].pair0 && steps[i + 1].axis == Axis::Columns; };
+    // Likewise a row pass and its tail (row_tail()).
+    auto twin_follows = [&](size_t i) {
+        if (i + 1 >= steps.size()) return false;
+        return (steps[i].pair0 && !steps[i + 1].pair0 && steps[i + 1].axis == Axis::Columns) || steps[i + 1].line_begin > 0;
+    };
     if (profile) timestamps_.start();
     bind(1, kernel);
     std::vector<size_t> timed;  // the step after which each timestamp was taken
@@ -801,8 +871,9 @@ void ComputeFft::run(const std::vector<Pass>& passes, const Texture* kernel, Pro
     for (size_t i = 0; i < steps.size(); ++i) {
         const Dispatch& d = steps[i];
         if (d.source->id() == d.target->id()) throw std::logic_error("a dispatch would overwrite its own source");
-        const Shape s = shape(d);
-        const GlProgram& program = programs_.get(spec(d));
+        const Prepared& ready = prepared(d);
+        const Shape& s = ready.shape;
+        const GlProgram& program = *ready.program;
         program.use();
         program.set(Uniform::Scale, d.scale);
         program.set(Uniform::Gain, d.gain);

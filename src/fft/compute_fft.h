@@ -11,6 +11,7 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace gpufft {
@@ -84,6 +85,10 @@ public:
     static std::vector<int> line_radices(int length, int max_radix);
     /// The option value checked: 4, 8, 16, or 0 (auto: by line length).
     static int radix_for(int option);
+    /// The auto tail of a whole-row pass (row_tail()) of `line_count` row pairs in workgroups of
+    /// `lines` lines of `threads` threads on a GPU of `sm_count` multiprocessors (0: unknown, no
+    /// tail): 1920x1080's 540 row pairs, two lines of 480 threads, on 132 SMs: 24.
+    static int auto_row_tail(int line_count, int lines, int threads, int sm_count);
     /// Whether the rows run as channel pairs (one image row, R + iG and B + iA, in two folded
     /// halves: fft_line.comp's CHANNEL_PAIRS) instead of row pairs: where a row pair would fill a
     /// workgroup alone, or not fit one at all (one dispatch a row pass then, not the four-step
@@ -155,6 +160,10 @@ private:
         float scale, gain;
         std::string label;
         bool filter_tail = false;  ///< step A inverse after a filter's step B (fft_line.comp's FILTER_TAIL)
+        /// Whole rows: the dispatch's row pairs [line_begin, line_end) (line_end 0: all). A pass
+        /// whose last round of workgroups would be sparse leaves its last row pairs to a tail
+        /// dispatch of one a workgroup, run beside it (row_tail()).
+        int line_begin = 0, line_end = 0;
     };
     /// Geometry of a dispatch's program: lengths, threads, lines per workgroup, shared memory.
     struct Shape {
@@ -189,8 +198,20 @@ private:
     /// dispatches, 1 row pairs in neighbouring rows where the rows take the four-step route, 2
     /// channel pairs where the rows are channel pairs.
     int rows_layout(const Texture* t) const;
+    /// The row pairs a whole-row dispatch leaves to a tail of one a workgroup (0: none):
+    /// FftOptions::compute_row_tail where set, else twice the row pairs of a sparse last round
+    /// of its workgroups, where the GL tells the GPU's multiprocessors (sm_count_).
+    int row_tail(const Dispatch& d) const;
     /// Whether `d` reads or writes row pairs of those textures (so in neighbouring rows).
     bool neighbouring_rows(const Dispatch& d) const;
+    /// A dispatch's shape and program, worked out once: shape() and spec() build the program's
+    /// text, about 25 us a filter's dispatches on a 2-core Xeon, against 2 for dispatches() (the
+    /// H200's queued filters took the same time either way: its GPU, not the CPU, bounds them).
+    struct Prepared {
+        Shape shape;
+        const GlProgram* program = nullptr;
+    };
+    const Prepared& prepared(const Dispatch& d);
     /// The global-memory bytes a dispatch reads and writes (Profile::pass_bytes).
     static double bytes_moved(const Dispatch& d, const Shape& s);
     void run(const std::vector<Pass>& passes, const Texture* kernel, Profile* profile);
@@ -199,6 +220,7 @@ private:
     FftOptions options_;
     PlanChoice plans_;                      // chosen_plans(): by hand (FftOptions::compute_plan) and the device row's
     int shared_bytes_;
+    int sm_count_ = 0;  ///< the GPU's multiprocessors where the GL tells them (sm_count.comp), else 0
     bool channel_rows_ = false;             // channel_rows()
     const ComputeTuning* tuning_ = nullptr;  // fft/tuning.h: this device's constants
     RenderTarget rows_out_, columns_out_;   // H (tangled row transforms), and the row pairs for the inverse
@@ -209,6 +231,9 @@ private:
     bool buffers_ = false;                  // whether storage buffers are available
     GLint64 max_storage_block_ = 0;         // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
     GpuTimestamps timestamps_;
+    /// prepared(), by what shape() and spec() read of a dispatch: its fields, and its textures'
+    /// row layouts and storage (rows_layout(), half()).
+    std::map<std::tuple<int, bool, int, int, int, int, bool, int, int, int, int, bool>, Prepared> prepared_;
 };
 
 }  // namespace gpufft

@@ -129,6 +129,10 @@ struct FftOptions {
     /// columns quarters); 1: never (step A a dispatch of its own). 0 (auto): 2 (on the H200 at
     /// 16384^2 the columns' quarters filter 1.18x faster in three dispatches than fused in two).
     int compute_fuse = 0;
+    /// Compute backend: whole row passes leave their last this many row pairs to a dispatch of
+    /// one a workgroup beside them; -1: never; 0 (auto): where the GPU tells its
+    /// multiprocessors (NVIDIA), twice the row pairs of a sparse last round of workgroups.
+    int compute_row_tail = 0;
     /// Compute backend, for tuning: the four-step route's step A length L1 (even) for rows
     /// (compute_row_split) and columns (compute_column_split) longer than compute_max_line, where
     /// it splits them into two even lengths of which L2 fits (and, in the columns, pair 0's two
@@ -145,7 +149,7 @@ struct FftOptions {
     /// Every field, for ordering (caches keyed by options) and comparison.
     auto fields() const {
         return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_fold, compute_fuse,
-                        compute_row_split, compute_column_split, compute_plan);
+                        compute_row_tail, compute_row_split, compute_column_split, compute_plan);
     }
     bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
     bool operator==(const FftOptions& o) const { return fields() == o.fields(); }
