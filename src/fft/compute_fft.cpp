@@ -39,6 +39,13 @@ int pad_every(int components, int lines, int length) {
     return per_row >= 2 ? per_row : 0;
 }
 
+/// The register slots a workgroup of `threads` takes of an SM's file: its warps rounded up to a
+/// multiple of 4, 32 threads each (ComputeFft::register_cap, auto_row_tail).
+int register_slots(int threads) {
+    const int warps = (threads + 31) / 32;
+    return 32 * ((warps + 3) / 4 * 4);
+}
+
 /// Whether `lines` lines of a plan fit one workgroup's registers without spilling: the elements a
 /// thread holds (8 floats each) and 24 more, within the cap. Measured on the H100 (test/nv_isa.py):
 /// the 1080 column filter as 6 6 6 5 (216 threads, 6 elements) fits four lines at the cap of 72;
@@ -176,10 +183,7 @@ std::string radix_list(const std::vector<int>& radices) {
 
 }  // namespace
 
-int ComputeFft::register_cap(int threads) {
-    const int warps = (threads + 31) / 32, slots = 32 * ((warps + 3) / 4 * 4);
-    return std::min(255, 65536 / slots / 8 * 8);
-}
+int ComputeFft::register_cap(int threads) { return std::min(255, 65536 / register_slots(threads) / 8 * 8); }
 
 std::vector<int> ComputeFft::line_radices(int length, int max_radix) {
     std::vector<int> factors = prime_factors(length);
@@ -644,9 +648,8 @@ int ComputeFft::rows_layout(const Texture* t) const {
     return axis_split(Axis::Rows).size() > 1 ? 1 : 0;
 }
 
-int ComputeFft::row_tail(const Dispatch& d) const {
-    const Shape s = shape(d);
-    if (s.fold > 1 || s.sublines > 1 || options_.compute_row_tail < 0) return 0;
+int ComputeFft::row_tail(const Shape& s) const {
+    if (s.fold > 1 || options_.compute_row_tail < 0) return 0;
     if (options_.compute_row_tail > 0) return options_.compute_row_tail < s.line_count ? options_.compute_row_tail : 0;
     // Powers of two gained nothing so (2048x1080 1.013x with 24 of its 540 row pairs in a tail,
     // H200, 2026-11-25) and keep one dispatch. The rule's own gains there: 1920x1080 0.95-0.96x,
@@ -662,8 +665,8 @@ int ComputeFft::auto_row_tail(int line_count, int lines, int threads, int sm_cou
     // workgroups an SM: the best measured (H200, 2026-11-25: 1920x1080 24 of 540, 2000x1152 96
     // of 576).
     if (sm_count <= 0) return 0;
-    const int group = lines * threads, slots = 32 * (((group + 31) / 32 + 3) / 4 * 4);
-    const int round = sm_count * std::max(1, 65536 / (slots * register_cap(group))) * lines;
+    const int group = lines * threads;
+    const int round = sm_count * std::max(1, 65536 / (register_slots(group) * register_cap(group))) * lines;
     const int last = line_count % round;
     return line_count > round && last > 0 && 4 * last <= round ? 2 * last : 0;
 }
@@ -795,12 +798,14 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
         }
         for (Dispatch d : steps) {
             if (rows) {
-                const int tail = d.step == 0 && !channel_rows_ ? row_tail(d) : 0;
+                // Whole rows (not channel pairs, which fold): the pass and its tail, if any.
+                const bool whole = d.step == 0 && !channel_rows_;
+                const Shape whole_rows = whole ? shape(d) : Shape{};
+                const int count = whole_rows.line_count, tail = whole ? row_tail(whole_rows) : 0;
                 if (tail == 0) {
                     out.push_back(d);
                     continue;
                 }
-                const int count = shape(d).line_count;
                 Dispatch last = d;
                 d.line_end = count - tail;
                 last.line_begin = count - tail;

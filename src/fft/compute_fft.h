@@ -198,10 +198,10 @@ private:
     /// dispatches, 1 row pairs in neighbouring rows where the rows take the four-step route, 2
     /// channel pairs where the rows are channel pairs.
     int rows_layout(const Texture* t) const;
-    /// The row pairs a whole-row dispatch leaves to a tail of one a workgroup (0: none):
-    /// FftOptions::compute_row_tail where set, else twice the row pairs of a sparse last round
-    /// of its workgroups, where the GL tells the GPU's multiprocessors (sm_count_).
-    int row_tail(const Dispatch& d) const;
+    /// The row pairs a whole-row dispatch of shape `s` leaves to a tail of one a workgroup (0:
+    /// none): FftOptions::compute_row_tail where set, else twice the row pairs of a sparse last
+    /// round of its workgroups, where the GL tells the GPU's multiprocessors (sm_count_).
+    int row_tail(const Shape& s) const;
     /// Whether `d` reads or writes row pairs of those textures (so in neighbouring rows).
     bool neighbouring_rows(const Dispatch& d) const;
     /// A dispatch's shape and program, worked out once: shape() and spec() build the program's
