@@ -820,6 +820,12 @@ TEST(mixed_radix_plans_cover_every_fast_size) {
     EXPECT(next_fast_size(1984) == 2000 && next_fast_size(1144) == 1152 && next_fast_size(2101) == 2160 && is_fast_size(6000) &&
                !is_fast_size(22) && !is_fast_size(15),
            "fast sizes");
+    // fftcompare --race's yardstick ("vs 2^k"): the power of two nearest on a log scale, each
+    // side of 1024 sqrt(2) = 1448.15.
+    for (auto [n, p] : std::vector<std::pair<long long, long long>>{
+             {1, 1}, {2, 2}, {3, 4}, {1000, 1024}, {1080, 1024}, {1152, 1024}, {1448, 1024}, {1449, 2048}, {1536, 2048}, {1920, 2048},
+             {3000, 4096}, {6000, 8192}, {16384, 16384}})
+        EXPECT(nearest_power_of_two(n) == p, "nearest power of two of ", n, ": ", nearest_power_of_two(n), ", not ", p);
 }
 
 // Line plans chosen by hand (--compute-plan, for tuning), and the composite planner's (18 as 6 x 3):

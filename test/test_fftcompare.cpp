@@ -4,6 +4,7 @@
 #include "tool.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -129,26 +130,41 @@ TEST(compute_fuse_takes_the_fused_route) {
 }
 
 // --race: each (size, plan) pair in one process, a row each with its setup time, the queued ms
-// per filter (with the minimum), ns per pixel, the ratio to the size's first plan, one filter's
-// ms and each of the three dispatches' us.
+// per filter (with the minimum), ns per pixel, the ratio to the size's first plan, the ratio a
+// pixel to its nearest power of two's first plan where the race holds it (60x30: 64x32's; 32x32,
+// whose is itself, 1.000x; 12x12, nearest 16x16, which the race lacks: "-"), one filter's ms and
+// each of the three dispatches' us.
 TEST(race_times_each_plan_in_one_process) {
     test::Result r = test::run(fftcompare() +
-                               " --backend compute --sizes 64x32,32 --race 'default;composite+lines=1' --repeat 2 --queue 2 --warm-up 0 -q");
+                               " --backend compute --sizes 64x32,32,60x30,12 --race 'default;composite+lines=1' --repeat 2 --queue 2 --warm-up 0 -q");
     EXPECT(r.status == 0, "exit ", r.status, ": ", r.err, r.out);
     std::vector<std::string> rows;
     for (const std::string& line : split(r.out, '\n'))
-        if (line.rfind("64x32 ", 0) == 0 || line.rfind("32x32 ", 0) == 0) rows.push_back(line);
-    EXPECT(rows.size() == 4, rows.size(), " rows: ", r.out);
+        for (const char* size : {"64x32 ", "32x32 ", "60x30 ", "12x12 "})
+            if (line.rfind(size, 0) == 0) rows.push_back(line);
+    EXPECT(rows.size() == 8, rows.size(), " rows: ", r.out);
+    std::map<std::string, double> first_ns;  // each size's first plan's ns a pixel
     for (size_t i = 0; i < rows.size(); ++i) {
         std::istringstream in(rows[i]);
-        std::string size, plan, min, ratio, bar;
+        std::string size, plan, min, ratio, power, bar;
         double setup = -1, queued = -1, ns = -1, single = -1;
-        in >> size >> plan >> setup >> queued >> min >> ns >> ratio >> single >> bar;
+        in >> size >> plan >> setup >> queued >> min >> ns >> ratio >> power >> single >> bar;
         std::vector<double> us;
         for (double v; in >> v;) us.push_back(v);
         EXPECT(plan == (i % 2 ? "composite+lines=1" : "default"), "row ", i, ": ", rows[i]);
         EXPECT(setup >= 0 && queued > 0 && ns > 0 && single > 0 && bar == "|" && us.size() == 3, "row ", i, ": ", rows[i]);
         if (i % 2 == 0) EXPECT(ratio == "1.000x", "a size's first plan is its own yardstick: ", rows[i]);
+        if (i % 2 == 0) first_ns[size] = ns;
+        if (size == "12x12") {
+            EXPECT(power == "-", "12x12's power of two (16x16) is not in the race: ", rows[i]);
+        } else if (size == "32x32" && i % 2 == 0) {
+            EXPECT(power == "1.000x", "a power of two's first plan is its own yardstick: ", rows[i]);
+        } else {
+            const double want = ns / first_ns[size == "60x30" ? "64x32" : size];
+            const double got = std::atof(power.c_str());
+            EXPECT(power.back() == 'x' && std::fabs(got - want) <= 0.002 + 1e-3 * want, size, " against its power of two: ", power,
+                   ", its ns/px give ", want, ": ", rows[i]);
+        }
     }
 }
 

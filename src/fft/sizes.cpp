@@ -34,6 +34,12 @@ long long next_power_of_two(long long need) {
     return n;
 }
 
+long long nearest_power_of_two(long long n) {
+    long long below = 1;
+    while (below * 2 <= n) below *= 2;
+    return n * n < 2 * below * below ? below : 2 * below;  // n below or above below * sqrt(2)
+}
+
 Normalisation normalisation(int width, int height) {
     const double two = static_cast<double>(next_power_of_two(width + 1) / 2);  // largest power of two <= width
     return {static_cast<float>(1 / two), static_cast<float>(two / (static_cast<double>(width) * height)), static_cast<float>(two)};

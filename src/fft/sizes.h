@@ -21,6 +21,10 @@ std::vector<int> prime_factors(long long n);
 /// The smallest power of two >= `need` and >= 2.
 long long next_power_of_two(long long need);
 
+/// The power of two nearest `n` (n >= 1) on a log scale: 1920 -> 2048, 1080 -> 1024, 1536 -> 2048
+/// (issue 15's yardstick for a mixed size; no integer lies halfway).
+long long nearest_power_of_two(long long n);
+
 /// The forward transform's normalisation 1/(MN) in two factors: 1/2^k on the row transforms (the
 /// largest power of two 2^k <= M: exact, and it keeps the columns' values near the image's), and
 /// the rest, rounded once, on the column transforms. Scaling by 1/M and then 1/N rounds twice and

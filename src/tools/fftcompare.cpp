@@ -176,7 +176,8 @@ std::vector<OptionSpec> option_specs(Options& o) {
                     race_keys() +
                     ";\n"
                     "in interleaved rounds, so that a shared GPU's drift hits all alike:\n"
-                "queued ms per filter, ns per pixel, each dispatch's us",
+                "queued ms per filter, ns per pixel (and against the nearest power of\n"
+                "two's, where raced too: 1920x1080 against 2048x1024), each dispatch's us",
                 [&o](const std::string& v) { o.race = parse_race(v); }},
                {"peak-bandwidth", 0, "GB/S",
                 "--pass-costs, compute backend: the chip's memory bandwidth, to show each\n"
@@ -631,7 +632,9 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
 /// --race: every (size, plan) pair built once (programs compiled, setup seconds shown), then timed
 /// in rounds that visit each pair in turn (one profiled filter, then a queue of filters timed by
 /// two timestamps), so that the drift of a shared GPU between processes and over time falls on
-/// all pairs alike. Medians over the rounds; "vs first" compares a size's plans with its first.
+/// all pairs alike. Medians over the rounds; "vs first" compares a size's plans with its first,
+/// "vs 2^k" its time a pixel with its power of two's (nearest_power_of_two()) first plan where
+/// the race holds that size: issue 15's measure of the mixed sizes.
 void print_race(ProgramCache& programs, const Options& o, const std::string& gpu) {
     if (o.fft.backend != Backend::Compute) throw UsageError("--race times compute plans: add --backend compute");
     struct Entry {
@@ -680,16 +683,21 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
         }
     std::printf("Plan race on %s: %d interleaved rounds, medians (min); queued: GPU time per filter of a queue\n", gpu.c_str(),
                 rounds);
-    std::printf("%-11s %-40s %8s %18s %8s %8s %9s | dispatches, us\n", "size", "plan", "setup s", "queued ms (min)", "ns/px",
-                "vs first", "single ms");
+    std::printf("%-11s %-40s %8s %18s %8s %8s %8s %9s | dispatches, us\n", "size", "plan", "setup s", "queued ms (min)", "ns/px",
+                "vs first", "vs 2^k", "single ms");
+    auto per_pixel = [](const Entry& e) { return median(e.queued) / (static_cast<double>(e.s.m) * e.s.n) * 1e6; };
     double first = 0;
     for (size_t i = 0; i < entries.size(); ++i) {
         const Entry& e = entries[i];
-        const double q = median(e.queued), px = static_cast<double>(e.s.m) * e.s.n;
+        const double q = median(e.queued);
         if (i == 0 || entries[i - 1].s.m != e.s.m || entries[i - 1].s.n != e.s.n) first = q;
-        std::printf("%-11s %-40s %8.1f %9.4f (%6.4f) %8.4f %7.3fx %9.4f |", size_name(e.s).c_str(),
+        const long long pm = nearest_power_of_two(e.s.m), pn = nearest_power_of_two(e.s.n);
+        const auto power = std::find_if(entries.begin(), entries.end(), [&](const Entry& p) { return p.s.m == pm && p.s.n == pn; });
+        char against[16] = "-";
+        if (power != entries.end()) std::snprintf(against, sizeof against, "%.3fx", per_pixel(e) / per_pixel(*power));
+        std::printf("%-11s %-40s %8.1f %9.4f (%6.4f) %8.4f %7.3fx %8s %9.4f |", size_name(e.s).c_str(),
                     e.plan.name.c_str(), e.setup_s, q, *std::min_element(e.queued.begin(), e.queued.end()),
-                    q / px * 1e6, q / first, median(e.single));
+                    per_pixel(e), q / first, against, median(e.single));
         for (const std::vector<double>& us : e.per) std::printf(" %.1f", median(us));
         std::printf("\n");
     }
