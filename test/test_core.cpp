@@ -944,6 +944,44 @@ TEST(row_tails_match_fftw) {
     }
 }
 
+// --compute-prime-factor on: composite radices whose factors are coprime (6, 10, 12, 14, 15) as
+// Good and Thomas's prime-factor DFTs (fft_line.comp's PRIME_FACTOR: the inputs placed in the
+// prime-factor order by the loads and exchanges, the outputs found by the Chinese remainder
+// theorem, no twiddles between the small DFTs). Each radix first, in the middle and last, on rows
+// (row pairs) and columns (the untangled loads, the filter's inverse from registers), whole
+// lines, the four-step route (the filter's step B) and folded lines: forward and back, filter
+// and inverse alone against FFTW. Mutants fail here (relative error 1.0-1.4): the old output order,
+// the plain loads', the exchanges' or the untangled loads' inputs in natural order, the filter's
+// reorder into natural order, the twiddles by slot instead of by input.
+TEST(prime_factor_radices_match_fftw) {
+    test::context();
+    if (!ComputeFft::supported()) return;
+    struct Case {
+        Size size;
+        const char* plan;
+        int max_line, row_split, column_split, fold;
+    };
+    for (const Case& c : {Case{{120, 90}, "120:12x10,90:6x15", 0, 0, 0, 0}, Case{{84, 70}, "84:14x6,70:10x7", 0, 0, 0, 0},
+                         Case{{120, 60}, "120:2x6x10,60:6x2x5", 0, 0, 0, 0}, Case{{240, 180}, "60:6x10,30:6x5", 64, 4, 6, 0},
+                         Case{{240, 120}, "120:12x10,60:6x10", 128, 0, 0, 2}}) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        o.compute_prime_factor = 1;
+        o.compute_plan = c.plan;
+        o.compute_max_line = c.max_line;
+        o.compute_row_split = c.row_split;
+        o.compute_column_split = c.column_split;
+        o.compute_fold = c.fold;
+        const std::string at = std::string("prime factor, plan ") + c.plan;
+        auto* fft = compute_fft(c.size, o, at);
+        if (!fft) continue;
+        const Size s = c.size;
+        expect_forward_and_back_match_fftw(at, *fft, s);
+        expect_filter_matches_fftw(at, *fft, s);
+        expect_inverse_matches_fftw(at + " (inverse alone)", *fft, s, 11 + s.m);
+    }
+}
+
 // The device rows' measured line plans (ComputeTuning::line_plans): the GPU row's 1000 as 8 5 5 5
 // with 200 threads, 1920 as 6 4 4 4 5 with 480, 1152 as 4 4 4 6 3 with 384 and 1080 as 6 6 6 5 on
 // the rows and 4 2 5 3 3 3 with 360 on the columns, each row's text a valid plan; --compute-plan
