@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
-#                                        layouts batch sizes sizes_variants plans waves fuse split bands tails builds pixels compile isa sizes_batch stream all
+#                                        layouts batch sizes sizes_variants plans waves fuse split bands tails builds pixels primes compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -178,6 +178,11 @@ if has pixels; then  # issue 15's measure in one race: each mixed size's time a 
                     # power of two's (the race's vs 2^k column; 3000 -> 4096, 1536 -> 2048, 1000 -> 1024)
     TAIL=14 run pixels timeout 500 bin/fftcompare --backend compute --race default --repeat 9 \
         --sizes "${PIXELS_SIZES:-2048x1024,1920x1080,2000x1152,1024,1000,1536,2048,3000,4096,6000,8192}"
+fi
+if has primes; then  # the composite radices of coprime factors as prime-factor DFTs (--compute-prime-factor)
+                    # against the default, one race, and with the 1080 columns as 6 6 6 5 (three radix-6 stages)
+    TAIL=12 run primes timeout 500 bin/fftcompare --backend compute --repeat 9 --sizes "${PRIMES_SIZES:-1920x1080,1080x1920,2000x1152,2048x1024}" \
+        --race "default;default+prime-factor=on;columns:1080:6x6x6x5;columns:1080:6x6x6x5+prime-factor=on"
 fi
 if has compile; then  # first use of a size: its programs' setup with the driver's disk cache off, this build
                      # beside the build before where carried as bin/old/fftcompare, alternately, twice
