@@ -960,10 +960,13 @@ TEST(prime_factor_radices_match_fftw) {
         Size size;
         const char* plan;
         int max_line, row_split, column_split, fold;
+        std::vector<const char*> seen;  // in the filter's dispatches
     };
-    for (const Case& c : {Case{{120, 90}, "120:12x10,90:6x15", 0, 0, 0, 0}, Case{{84, 70}, "84:14x6,70:10x7", 0, 0, 0, 0},
-                         Case{{120, 60}, "120:2x6x10,60:6x2x5", 0, 0, 0, 0}, Case{{240, 180}, "60:6x10,30:6x5", 64, 4, 6, 0},
-                         Case{{240, 120}, "120:12x10,60:6x10", 128, 0, 0, 2}}) {
+    for (const Case& c : {Case{{120, 90}, "120:12x10,90:6x15", 0, 0, 0, 0, {"(radices 12 x 10)", "(radices 6 x 15)"}},
+                         Case{{84, 70}, "84:14x6,70:10x7", 0, 0, 0, 0, {"(radices 14 x 6)", "(radices 10 x 7)"}},
+                         Case{{120, 60}, "120:2x6x10,60:6x2x5", 0, 0, 0, 0, {"(radices 2 x 6 x 10)", "(radices 6 x 2 x 5)"}},
+                         Case{{240, 180}, "60:6x10,30:6x5", 64, 4, 6, 0, {"(radices 6 x 10)", "(radices 6 x 5)"}},
+                         Case{{240, 120}, "120:12x10,60:6x10", 128, 0, 0, 2, {"(radices 12 x 10), ", "folded"}}}) {
         FftOptions o;
         o.backend = Backend::Compute;
         o.compute_prime_factor = 1;
@@ -975,6 +978,10 @@ TEST(prime_factor_radices_match_fftw) {
         const std::string at = std::string("prime factor, plan ") + c.plan;
         auto* fft = compute_fft(c.size, o, at);
         if (!fft) continue;
+        const std::vector<std::string> dispatches = fft->describe_dispatches();
+        for (const char* want : c.seen)
+            EXPECT(std::any_of(dispatches.begin(), dispatches.end(), [&](const std::string& d) { return d.find(want) != std::string::npos; }),
+                   at, ": no dispatch with \"", want, "\"");
         const Size s = c.size;
         expect_forward_and_back_match_fftw(at, *fft, s);
         expect_filter_matches_fftw(at, *fft, s);
