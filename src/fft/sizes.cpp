@@ -35,8 +35,7 @@ long long next_power_of_two(long long need) {
 }
 
 long long nearest_power_of_two(long long n) {
-    long long below = 1;
-    while (below * 2 <= n) below *= 2;
+    const long long below = next_power_of_two(n + 1) / 2;  // the largest power of two <= n
     return n * n < 2 * below * below ? below : 2 * below;  // n below or above below * sqrt(2)
 }
 
