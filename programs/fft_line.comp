@@ -60,8 +60,7 @@
 // steps: column pairs side by side in a workgroup, 1: neighbouring sub-lines only), BANDS (1: the
 // workgroups of the columns' step B along the pairs first, below), KERNEL_STEP_ORDER (1: the
 // kernel's spectrum with its rows in step B's order, multiply()), WIDTH and HEIGHT (M and N),
-// TWIDDLE_BUFFER (1: the storage buffer is bound), PRIME_FACTOR (1: composite radices whose two
-// factors are coprime run as Good and Thomas's prime-factor DFTs, dft()), H_SOURCE and H_TARGET (1: row pairs in
+// TWIDDLE_BUFFER (1: the storage buffer is bound), H_SOURCE and H_TARGET (1: row pairs in
 // neighbouring rows, below), UNIT_ROOTS (the constants W_n^m, n <= 16, made
 // in double on the CPU), the stage calls FORWARD_TRANSFORM /
 // INVERSE_TRANSFORM with their first and last radices, and one of each group:
@@ -465,24 +464,10 @@ int inner_radix(int n) {
     return n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : n % 3 == 0 ? 3 : 5;
 }
 
-// Whether a composite n's split a x b is coprime (6, 10, 12, 14, 15): a and b are 2, 3, 4, 5 or
-// 7, so coprime exactly when neither divides the other.
-bool coprime_split(int n) {
-    const int b = inner_radix(n), a = n / b;
-    return b != n && a % b != 0 && b % a != 0;
-}
-// Whether dft() takes Good and Thomas's prime-factor split for n (PRIME_FACTOR 1: below).
-bool prime_factor(int n) { return PRIME_FACTOR != 0 && coprime_split(n); }
-
 // The n-point DFT of registers e .. e + n - 1, in place. For a composite n = a b it runs b DFTs of
 // a on the stride-b subsequences s (registers e + s + b k), twiddles W_n^(s k), then a DFTs of b
 // across them without moving anything: register e + b k + q then holds output k + a q, a digit
 // permutation that output_of() undoes when positions are computed.
-// With PRIME_FACTOR, a coprime split takes Good and Thomas's prime-factor route, which needs no
-// twiddles between the small DFTs: register e + s + b k holds input (b k + a s) mod n before it
-// (input_of(): the loads and exchanges put each input there, so nothing moves), and register
-// e + b k + q output k' with k' = k mod a and k' = q mod b after it (output_of()), as
-// W_n^((b k + a s) k') = W_a^(k k') W_b^(s k').
 void dft(int e, int n, float dir) {
     const int b = inner_radix(n), a = n / b;
     if (b == n) {
@@ -490,35 +475,18 @@ void dft(int e, int n, float dir) {
         return;
     }
     for (int s = 0; s < b; ++s) dft_base(e + s, b, a, dir);
-    if (!prime_factor(n))
-        for (int s = 1; s < b; ++s)
-            for (int k = 1; k < a; ++k) {
-                vec2 w = root(s * k, n);
-                rotate(xr[e + s + b * k], xi[e + s + b * k], vec2(w.x, -dir * w.y));
-            }
+    for (int s = 1; s < b; ++s)
+        for (int k = 1; k < a; ++k) {
+            vec2 w = root(s * k, n);
+            rotate(xr[e + s + b * k], xi[e + s + b * k], vec2(w.x, -dir * w.y));
+        }
     for (int k = 0; k < a; ++k) dft_base(e + b * k, 1, b, dir);
 }
 
-// Which input of an n-point dft() register slot j holds before it ...
-int input_of(int j, int n) {
-    const int b = inner_radix(n), a = n / b;
-    return prime_factor(n) ? (b * (j / b) + a * (j % b)) % n : j;
-}
-// ... and which output after it.
+// Which output of an n-point dft() register slot j holds.
 int output_of(int j, int n) {
-    const int b = inner_radix(n), a = n / b;
-    if (b == n) return j;
-    const int k = j / b, q = j % b;
-    if (!prime_factor(n)) return k + a * q;
-    for (int t = 0; t < b; ++t)   // the output that is k mod a and q mod b
-        if ((k + a * t) % b == q) return k + a * t;
-    return 0;
-}
-// The slot that holds input t (input_of()'s inverse).
-int input_slot(int t, int n) {
-    for (int j = 0; j < n; ++j)
-        if (input_of(j, n) == t) return j;
-    return t;
+    const int b = inner_radix(n);
+    return b == n ? j : j / b + (n / b) * (j % b);
 }
 
 // ---- Stages and exchanges.
@@ -541,8 +509,8 @@ void butterflies(int r, int P, float dir, bool from_buffer) {
         int b = thread() + i * T, u = quotient(b, P);
         // The first stage (P = L / r: every b < P, so u = 0) has no twiddles.
         for (int t = 1; t < r && P * r < L; ++t) {
-            vec2 w = twiddle(u * input_of(t, r) * P * STRIDE, from_buffer);   // slot t holds input input_of(t, r)
-            rotate(xr[i * r + t], xi[i * r + t], vec2(w.x, -dir * w.y));     // conjugated when inverse
+            vec2 w = twiddle(u * t * P * STRIDE, from_buffer);
+            rotate(xr[i * r + t], xi[i * r + t], vec2(w.x, -dir * w.y));   // conjugated when inverse
         }
         dft(i * r, r, dir);
     }
@@ -560,8 +528,7 @@ void exchange(int r_out, int r_in, int P_in) {
         for (int i = 0; i < count(r_in); ++i)
             if (runs(i, r_in))
                 for (int t = 0; t < r_in; ++t)
-                    get(round, slot(g, input_position(thread() + i * T, r_in, P_in, input_of(t, r_in))), xr[i * r_in + t],
-                        xi[i * r_in + t]);
+                    get(round, slot(g, input_position(thread() + i * T, r_in, P_in, t)), xr[i * r_in + t], xi[i * r_in + t]);
         barrier();
     }
 }
@@ -571,17 +538,13 @@ void exchange(int r_out, int r_in, int P_in) {
 // butterflies(8, 8, -1.0, true); ...": constants the compiler folds into dft() and every register index (through an array
 // the radices would stay variables, every register access an indirect one).
 
-// Position of the natural element e of this thread at a first or last stage of radix r (input or
-// output t = e mod r of butterfly b: b + t L / r) ...
-int natural_at(int e, int r) { return thread() + (e / r) * T + (e % r) * (L / r); }
-// ... of element e before the first stage ...
-int input_at(int e, int r) { return thread() + (e / r) * T + input_of(e % r, r) * (L / r); }
+// Index of element e of this thread before the first stage of radix r (inputs b + t L / r)...
+int input_at(int e, int r) { return thread() + (e / r) * T + (e % r) * (L / r); }
 // ... and after the last (outputs, in dft()'s register order).
 int output_at(int e, int r) { return output_position(thread() + (e / r) * T, r, e % r); }
 
-// The last stage's outputs to natural order in registers (element i r + k holds output k), or,
-// `as_inputs`, to the order the next stage of the same radix takes them in (input_of()).
-void reorder_outputs(int r, bool as_inputs) {
+// The last stage's outputs to natural order in registers (element i r + k holds output k).
+void to_natural(int r) {
     if (inner_radix(r) == r) return;
     for (int i = 0; i < count(r); ++i) {
         vec4 tr[16], ti[16];
@@ -590,12 +553,11 @@ void reorder_outputs(int r, bool as_inputs) {
             ti[output_of(j, r)] = xi[i * r + j];
         }
         for (int k = 0; k < r; ++k) {
-            xr[i * r + k] = tr[as_inputs ? input_of(k, r) : k];
-            xi[i * r + k] = ti[as_inputs ? input_of(k, r) : k];
+            xr[i * r + k] = tr[k];
+            xi[i * r + k] = ti[k];
         }
     }
 }
-void to_natural(int r) { reorder_outputs(r, false); }
 
 // Step A's twiddle between the two steps: output k1 of sub-line n2 times W_F^(n2 k1); conjugated,
 // a long filter's step B's (output n2 of sub-line k1).
@@ -889,24 +851,16 @@ void load(int first) {
         vec4 lo_r = vec4(0.0), lo_i = vec4(0.0), hi_r = vec4(0.0), hi_i = vec4(0.0);
         for (int m = 0; m < F; ++m) {
             vec4 ar, ai, br, bi;
-            line_pair(a, in_position(natural_at(e, first), m), ar, ai, br, bi);
+            line_pair(a, in_position(input_at(e, first), m), ar, ai, br, bi);
             lo_r = place(lo_r, m, ar);
             lo_i = place(lo_i, m, ai);
             hi_r = place(hi_r, m, br);
             hi_i = place(hi_i, m, bi);
         }
-#if PRIME_FACTOR   // the slots of inputs t and t + first/2 (t = e mod first)
-        int lo = e - e % first + input_slot(e % first, first), hi = e - e % first + input_slot(e % first + first / 2, first);
-        xr[lo] = lo_r;
-        xi[lo] = lo_i;
-        xr[hi] = hi_r;
-        xi[hi] = hi_i;
-#else
         xr[e] = lo_r;
         xi[e] = lo_i;
         xr[e + first / 2] = hi_r;
         xi[e + first / 2] = hi_i;
-#endif
     }
 }
 #else
@@ -1087,7 +1041,7 @@ void store_result(int last) {
         if (!holds(e, last)) continue;
         if (e % last >= last / 2) continue;
         for (int q = 0; q < F; ++q)   // natural order now
-            store_row_pairs(a, out_position(natural_at(e, last), q), xr[e], xi[e], xr[e + last / 2], xi[e + last / 2], q);
+            store_row_pairs(a, out_position(input_at(e, last), q), xr[e], xi[e], xr[e + last / 2], xi[e + last / 2], q);
     }
 #endif
 #else
@@ -1122,7 +1076,7 @@ void transform_line() {
 #elif defined(FILTER)
     // The last forward stage left positions b + k N/r (k = output_of(j)) in element i r + j:
     // exactly the inputs of the first inverse stage (radix r, stride N/r), so the products stay in
-    // registers, put in the order that stage takes by reorder_outputs().
+    // registers, put in order by to_natural().
     load(FORWARD_FIRST);
     FORWARD_TRANSFORM
 #if FOLD > 1
@@ -1133,7 +1087,7 @@ void transform_line() {
     for (int e = 0; e < R; ++e)
         if (holds(e, FORWARD_LAST)) fold_inverse_at(e, output_at(e, FORWARD_LAST));
 #endif
-    reorder_outputs(FORWARD_LAST, true);   // the inverse's first stage has the same radix
+    to_natural(FORWARD_LAST);
     INVERSE_TRANSFORM
 #if defined(STEP_B)
     // A long filter's middle step: the inverse runs the four-step route backwards (its step B

@@ -110,7 +110,6 @@ TEST(bad_options) {
                          " --compute-lines 33", " --plot /nonexistent/dir/p.png", " --compute-plan 64:8x4", " --compute-plan 12:3x4",
                          " --peak-bandwidth 0", " --race 'default;'", " --race default+radix=5", " --race default+lines=0", " --compute-fold 3", " --race default+fold=8",
                          " --compute-fuse 3", " --race default+fuse=3", " --compute-split 3", " --race default+split=3", " --compute-split diagonal:4", " --compute-split rows:4,columns:5", " --race default+max-line=100",
-                         " --compute-prime-factor 1", " --race default+prime-factor=yes",
                          " --race nosuch", " --race 'default;64:8x4'", " --race default --sizes 64", " --race default+foo=3", " --race default+lines"}) {
         test::Result r = test::run(fftcompare() + args);
         EXPECT(r.status == 2 && test::count_lines(r.err) == 1 && r.err.rfind("fftcompare: ", 0) == 0, "'", args, "': exit ",

@@ -148,14 +148,6 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          set([&fft](const std::string& v) {
              fft.compute_row_tail = v == "off" ? -1 : parse_int(v, "--compute-row-tail", 1, 1 << 16);
          })},
-        {"compute-prime-factor", 0, "on|off",
-         "compute backend, for tuning: composite radices of coprime factors (6,\n"
-         "10, 12, 14, 15) as prime-factor DFTs, without twiddles inside them\n"
-         "(default: off)",
-         set([&fft](const std::string& v) {
-             if (v != "on" && v != "off") throw UsageError("--compute-prime-factor " + v + ": on or off");
-             fft.compute_prime_factor = v == "on" ? 1 : 0;
-         })},
         {"compute-split", 0, "[AXIS:]L1",
          "compute backend, for tuning: lines longer than --compute-max-line split\n"
          "as L1 x L2 (step A's length first, even) where L2 fits, on both axes or,\n"

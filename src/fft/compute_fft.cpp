@@ -704,7 +704,6 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "WIDTH " + std::to_string(width_),
         "HEIGHT " + std::to_string(height_),
         "TWIDDLE_BUFFER " + std::to_string(buffers_ ? 1 : 0),
-        "PRIME_FACTOR " + std::to_string(options_.compute_prime_factor),
         "SHARED_TWIDDLES " + std::to_string(s.shared_twiddles ? 1 : 0),
         "H_SOURCE " + std::to_string(rows_layout(d.source)),
         "H_TARGET " + std::to_string(rows_layout(d.target)),

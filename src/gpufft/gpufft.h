@@ -133,10 +133,6 @@ struct FftOptions {
     /// one a workgroup beside them; -1: never; 0 (auto): where the GPU tells its
     /// multiprocessors (NVIDIA), twice the row pairs of a sparse last round of workgroups.
     int compute_row_tail = 0;
-    /// Compute backend, for tuning: 1: composite radices whose factors are coprime (6, 10, 12, 14,
-    /// 15) run as Good and Thomas's prime-factor DFTs, without the twiddles between their two
-    /// small DFTs (fft_line.comp's PRIME_FACTOR); 0 (the default): as the other composites.
-    int compute_prime_factor = 0;
     /// Compute backend, for tuning: the four-step route's step A length L1 (even) for rows
     /// (compute_row_split) and columns (compute_column_split) longer than compute_max_line, where
     /// it splits them into two even lengths of which L2 fits (and, in the columns, pair 0's two
@@ -153,7 +149,7 @@ struct FftOptions {
     /// Every field, for ordering (caches keyed by options) and comparison.
     auto fields() const {
         return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_fold, compute_fuse,
-                        compute_row_tail, compute_prime_factor, compute_row_split, compute_column_split, compute_plan);
+                        compute_row_tail, compute_row_split, compute_column_split, compute_plan);
     }
     bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
     bool operator==(const FftOptions& o) const { return fields() == o.fields(); }
