@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
-#                                        layouts batch sizes sizes_variants plans waves fuse split bands tails builds pixels primes compile isa sizes_batch stream all
+#                                        layouts batch sizes sizes_variants plans waves fuse split bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -179,10 +179,20 @@ if has pixels; then  # issue 15's measure in one race: each mixed size's time a 
     TAIL=14 run pixels timeout 500 bin/fftcompare --backend compute --race default --repeat 9 \
         --sizes "${PIXELS_SIZES:-2048x1024,1920x1080,2000x1152,1024,1000,1536,2048,3000,4096,6000,8192}"
 fi
-if has primes; then  # the composite radices of coprime factors as prime-factor DFTs (--compute-prime-factor)
-                    # against the default, one race, and with the 1080 columns as 6 6 6 5 (three radix-6 stages)
-    TAIL=12 run primes timeout 500 bin/fftcompare --backend compute --repeat 9 --sizes "${PRIMES_SIZES:-1920x1080,1080x1920,2000x1152,2048x1024}" \
-        --race "default;default+prime-factor=on;columns:1080:6x6x6x5;columns:1080:6x6x6x5+prime-factor=on"
+if has gap; then  # where 1920x1080's time a pixel goes against 2048x1024's: one race of the plans and
+                 # lines tried against the default, the dispatches' costs, and bin/bench/lineprobe's
+                 # copies of the same rows and columns (the memory pattern alone; textures and buffers)
+    TAIL=16 run gap_race timeout 500 bin/fftcompare --backend compute --repeat 9 --sizes 2048x1024,1920x1080 \
+        --race "default;default+lines=1;default+lines=2;rows:1920:8x8x6x5/384;rows:1920:6x8x8x5/320;columns:1080:10x12x9/120;columns:1080:6x4x5x9/270"
+    TAIL=12 run gap_costs "${costs[@]}" --sizes 2048x1024,1920x1080
+    if [ -x bin/bench/lineprobe ]; then
+        probe_peak=$peak; [ "$peak" = 0 ] && probe_peak=4800   # lineprobe needs one: the H200's
+        rows() { echo "$1:axis=rows,len=$2,lines=2,pairs=2,elems=$3,count=$4,shared=$5${6:-}"; }
+        TAIL=13 run gap_probe bin/bench/lineprobe 2048 "$probe_peak" "$(rows r2048 2048 8 512 32)" "$(rows r1920 1920 4 540 30)" \
+            "$(rows r1920e8 1920 8 540 30)" "$(rows r2048e4 2048 4 512 32)" "$(rows r2048buf 2048 8 512 32 ,buffer=1)" \
+            "$(rows r1920buf 1920 4 540 30 ,buffer=1)" "c1024:axis=columns,len=1024,lines=1,elems=4,count=1023,shared=16" \
+            "c1080:axis=columns,len=1080,lines=1,elems=3,count=959,shared=17"
+    fi
 fi
 if has compile; then  # first use of a size: its programs' setup with the driver's disk cache off, this build
                      # beside the build before where carried as bin/old/fftcompare, alternately, twice
