@@ -30,6 +30,8 @@ case "$gpu_name" in
     *) peak=0 ;;
 esac
 peak=${PEAK_GBS:-$peak}
+probe_peak=$peak
+[ "$probe_peak" = 0 ] && probe_peak=3350  # lineprobe needs one; an unknown chip's rates are then against an H100's
 costs=(bin/fftcompare --pass-costs --backend compute)
 [ "$peak" != 0 ] && costs+=(--peak-bandwidth "$peak")
 if has info; then
@@ -186,7 +188,6 @@ if has gap; then  # where 1920x1080's time a pixel goes against 2048x1024's: one
         --race "default;default+lines=1;default+lines=2;rows:1920:8x8x6x5/384;rows:1920:6x8x8x5/320;columns:1080:10x12x9/120;columns:1080:6x4x5x9/270"
     TAIL=12 run gap_costs "${costs[@]}" --sizes 2048x1024,1920x1080
     if [ -x bin/bench/lineprobe ]; then
-        probe_peak=$peak; [ "$peak" = 0 ] && probe_peak=4800   # lineprobe needs one: the H200's
         rows() { echo "$1:axis=rows,len=$2,lines=2,pairs=2,elems=$3,count=$4,shared=$5${6:-}"; }
         TAIL=13 run gap_probe bin/bench/lineprobe 2048 "$probe_peak" "$(rows r2048 2048 8 512 32)" "$(rows r1920 1920 4 540 30)" \
             "$(rows r1920e8 1920 8 540 30)" "$(rows r2048e4 2048 4 512 32)" "$(rows r2048buf 2048 8 512 32 ,buffer=1)" \
@@ -227,8 +228,6 @@ fi
 if has probe; then
     [ -x bin/bench/passprobe ] && run probe bin/bench/passprobe 1024
 fi
-probe_peak=$peak
-[ "$probe_peak" = 0 ] && probe_peak=3350  # lineprobe needs one; an unknown chip's rates are then against an H100's
 if has lineprobe && [ -x bin/bench/lineprobe ]; then  # each line dispatch's memory pattern alone (make bench)
     for n in ${LINEPROBE_SIZES:-4096 8192}; do TAIL=40 run "lineprobe_$n" bin/bench/lineprobe "$n" "$probe_peak"; done
 fi
