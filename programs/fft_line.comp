@@ -538,7 +538,8 @@ void exchange(int r_out, int r_in, int P_in) {
 // butterflies(8, 8, -1.0, true); ...": constants the compiler folds into dft() and every register index (through an array
 // the radices would stay variables, every register access an indirect one).
 
-// Index of element e of this thread before the first stage of radix r (inputs b + t L / r)...
+// Index of element e of this thread before the first stage of radix r (inputs b + t L / r), or
+// after the last once to_natural() has put its outputs in that order (store_result())...
 int input_at(int e, int r) { return thread() + (e / r) * T + (e % r) * (L / r); }
 // ... and after the last (outputs, in dft()'s register order).
 int output_at(int e, int r) { return output_position(thread() + (e / r) * T, r, e % r); }
