@@ -906,8 +906,9 @@ TEST(hand_chosen_line_plans_match_fftw) {
 // fft_line.comp's LINE_OFFSET). The auto rule at the GPU's shapes (132 SMs, one workgroup of the
 // row programs an SM at their register caps); on the GL here (no multiprocessor count) the option
 // sets the tail, and forward, inverse alone, the round trip and the filter match FFTW with it at
-// 40 x 24 (12 row pairs: 7 and a tail of 5) and 120 x 90 (45: 40 and 5). A tail that ignores its
-// offset (LINE_OFFSET dropped) fails the forward at 40 x 24 (relative error 0.61).
+// 40 x 24 (12 row pairs: 7 and a tail of 5) and 120 x 90 (45: 40 and 5), the tail whole or in
+// halves or quarters (FftOptions::compute_tail_split; 36's quarters are odd, so whole). A tail
+// that ignores its offset (LINE_OFFSET dropped) fails the forward at 40 x 24 (relative error 0.61).
 TEST(row_tails_match_fftw) {
     const struct {
         int line_count, lines, threads, sm_count, tail;
@@ -923,18 +924,27 @@ TEST(row_tails_match_fftw) {
                ", expected ", r.tail);
     test::context();
     if (!ComputeFft::supported()) return;
-    for (auto [size, tail] : {std::pair<Size, int>{{40, 24}, 5}, {{120, 90}, 5}, {{40, 24}, -1}}) {
+    const struct {
+        Size size;
+        int tail, parts;
+    } cases[] = {{{40, 24}, 5, 1}, {{120, 90}, 5, 1}, {{40, 24}, -1, 1}, {{40, 24}, 5, 2}, {{120, 90}, 5, 4}, {{36, 24}, 5, 4}};
+    for (auto [size, tail, parts] : cases) {
         FftOptions o;
         o.backend = Backend::Compute;
         o.compute_row_tail = tail;
-        const std::string at = "row tail " + std::to_string(tail);
+        o.compute_tail_split = parts;
+        // Quarters of 36 are odd: its tail stays whole.
+        const int taken = size.m % (2 * parts) == 0 ? parts : 1;
+        const std::string at = "row tail " + std::to_string(tail) + " in " + std::to_string(parts) + " parts";
         auto* fft = compute_fft(size, o, at);
         if (!fft) continue;
         int tails = 0;
         for (const std::string& d : fft->describe_dispatches()) {
             if (d.find("(tail)") == std::string::npos) continue;
             ++tails;
-            EXPECT(d.rfind("rows", 0) == 0 && d.find(": " + std::to_string(tail) + " workgroups of 1 x ") != std::string::npos, at, ": ", d);
+            EXPECT(d.rfind("rows", 0) == 0 && d.find(": " + std::to_string(tail * taken) + " workgroups of 1 x ") != std::string::npos, at, ": ", d);
+            const std::string fused = "step A (" + std::to_string(taken) + " points) in its loads";
+            EXPECT((d.find(fused) != std::string::npos) == (taken > 1), at, ": ", d);
         }
         EXPECT(tails == (tail > 0 ? 2 : 0), at, " at ", size.m, "x", size.n, ": ", tails, " tail dispatches");
         const Size s = size;

@@ -148,6 +148,11 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          set([&fft](const std::string& v) {
              fft.compute_row_tail = v == "off" ? -1 : parse_int(v, "--compute-row-tail", 1, 1 << 16);
          })},
+        {"compute-tail-split", 0, "S",
+         "compute backend, for tuning: a row tail's row pairs in S workgroups\n"
+         "each, 2 (halves) or 4 (quarters), step A in step B's loads; 0 or 1\n"
+         "(default): whole",
+         set_power(fft.compute_tail_split, "--compute-tail-split")},
         {"compute-split", 0, "[AXIS:]L1",
          "compute backend, for tuning: lines longer than --compute-max-line split\n"
          "as L1 x L2 (step A's length first, even) where L2 fits, on both axes or,\n"

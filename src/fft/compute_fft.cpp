@@ -539,14 +539,15 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     const bool rows = d.axis == Axis::Rows;
     s.full = rows ? width_ : height_;
     s.channel_pairs = rows && channel_rows_;
-    const std::vector<int> parts = axis_split(d.axis);
+    // A row tail in parts: step B of the split into that many sub-lines, step A fused.
+    const std::vector<int> parts = d.tail_parts > 1 ? std::vector<int>{d.tail_parts, s.full / d.tail_parts} : axis_split(d.axis);
     s.fold = s.channel_pairs ? 2 : d.step == 0 ? fold(s.full) : 1;
-    s.fused_a = d.step == 2 && fused_step_a(parts, options_);
+    s.fused_a = d.step == 2 && (d.tail_parts > 1 || fused_step_a(parts, options_));
     s.length = d.step == 0 ? s.full / s.fold : d.step == 1 ? parts[0] : parts[1];
     s.sublines = s.full / (s.length * s.fold);
     // The axis's lines: N/2 row pairs (N rows as channel pairs); M/2 - 1 column pairs, or pair 0.
     const int axis_lines = rows ? (s.channel_pairs ? height_ : height_ / 2) : d.pair0 ? 1 : width_ / 2 - 1;
-    s.line_count = d.line_end ? d.line_end - d.line_begin : axis_lines * s.sublines;
+    s.line_count = (d.line_end ? d.line_end - d.line_begin : axis_lines) * s.sublines;
     const ComputeTuning& t = *tuning_;
     s.radix = line_radix(t, options_.compute_radix, s.length);
     s.line = line_plan(s.length, s.radix, plans_, d.axis);
@@ -656,6 +657,13 @@ int ComputeFft::row_tail(const Shape& s) const {
     // 2000x1152 0.97-0.98x, 2000x1080 0.992x, 1800x1080 1.00x, 1920x1152 1.010x (src/README.md,
     // "Row tails").
     return is_power_of_two(s.length) ? 0 : auto_row_tail(s.line_count, s.lines, s.line.threads, sm_count_);
+}
+
+int ComputeFft::tail_parts(int length) const {
+    // Whole unless asked: halves or quarters lost at most sizes (src/README.md, "A row tail in
+    // halves or quarters").
+    const int parts = options_.compute_tail_split ? options_.compute_tail_split : 1;
+    return parts > 1 && length % (2 * parts) == 0 ? parts : 1;
 }
 
 int ComputeFft::auto_row_tail(int line_count, int lines, int threads, int sm_count) {
@@ -810,6 +818,8 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
                 d.line_end = count - tail;
                 last.line_begin = count - tail;
                 last.line_end = count;
+                last.tail_parts = tail_parts(whole_rows.full);
+                if (last.tail_parts > 1) last.step = 2;
                 last.label += " (tail)";
                 out.push_back(d);
                 out.push_back(last);

@@ -164,6 +164,9 @@ private:
         /// whose last round of workgroups would be sparse leaves its last row pairs to a tail
         /// dispatch of one a workgroup, run beside it (row_tail()).
         int line_begin = 0, line_end = 0;
+        /// A row tail's parts a row pair (tail_parts()): > 1, the tail takes its row pairs as that
+        /// many sub-lines each, step A in step B's loads (step 2), one workgroup a sub-line.
+        int tail_parts = 1;
     };
     /// Geometry of a dispatch's program: lengths, threads, lines per workgroup, shared memory.
     struct Shape {
@@ -202,6 +205,9 @@ private:
     /// none): FftOptions::compute_row_tail where set, else twice the row pairs of a sparse last
     /// round of its workgroups, where the GL tells the GPU's multiprocessors (sm_count_).
     int row_tail(const Shape& s) const;
+    /// The parts a row tail takes each of its row pairs in (FftOptions::compute_tail_split): 1,
+    /// 2 or 4 where they are even lengths.
+    int tail_parts(int length) const;
     /// Whether `d` reads or writes row pairs of those textures (so in neighbouring rows).
     bool neighbouring_rows(const Dispatch& d) const;
     /// A dispatch's shape and program, worked out once: shape() and spec() build the program's

@@ -133,6 +133,10 @@ struct FftOptions {
     /// one a workgroup beside them; -1: never; 0 (auto): where the GPU tells its
     /// multiprocessors (NVIDIA), twice the row pairs of a sparse last round of workgroups.
     int compute_row_tail = 0;
+    /// Compute backend, for tuning: a row tail's row pairs in 2 (halves) or 4 (quarters)
+    /// workgroups each, step A in step B's loads, where those parts are even; 0 (default) or 1:
+    /// whole (halves gained 1-2% at 1920x1080 and lost up to 9% elsewhere on the H200).
+    int compute_tail_split = 0;
     /// Compute backend, for tuning: the four-step route's step A length L1 (even) for rows
     /// (compute_row_split) and columns (compute_column_split) longer than compute_max_line, where
     /// it splits them into two even lengths of which L2 fits (and, in the columns, pair 0's two
@@ -149,7 +153,7 @@ struct FftOptions {
     /// Every field, for ordering (caches keyed by options) and comparison.
     auto fields() const {
         return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_fold, compute_fuse,
-                        compute_row_tail, compute_row_split, compute_column_split, compute_plan);
+                        compute_row_tail, compute_tail_split, compute_row_split, compute_column_split, compute_plan);
     }
     bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
     bool operator==(const FftOptions& o) const { return fields() == o.fields(); }
