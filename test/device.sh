@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
-#                                        layouts batch sizes sizes_variants plans waves fuse split bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        warpline layouts batch sizes sizes_variants plans waves fuse split bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -230,6 +230,11 @@ if has probe; then
 fi
 if has lineprobe && [ -x bin/bench/lineprobe ]; then  # each line dispatch's memory pattern alone (make bench)
     for n in ${LINEPROBE_SIZES:-4096 8192}; do TAIL=40 run "lineprobe_$n" bin/bench/lineprobe "$n" "$probe_peak"; done
+fi
+if has warpline && [ -x bin/bench/warpline ]; then  # the 1024^2 column filter as one channel's line a warp
+                                                  # (make bench), beside the column filter's own dispatch
+    run warpline bin/bench/warpline "$probe_peak"
+    run warpline_ours bin/fftcompare --backend compute --pass-costs --sizes 1024
 fi
 if has layouts && [ -x bin/bench/lineprobe ]; then  # whole rows and columns through the textures, linear storage
                                                    # buffers and tiled ones (the layout between dispatches)
