@@ -234,7 +234,7 @@ fi
 if has warpline && [ -x bin/bench/warpline ]; then  # the 1024^2 column filter as one channel's line a warp
                                                   # (make bench), beside the column filter's own dispatch
     run warpline bin/bench/warpline "$probe_peak"
-    run warpline_ours bin/fftcompare --backend compute --pass-costs --sizes 1024
+    run warpline_ours "${costs[@]}" --sizes 1024
 fi
 if has layouts && [ -x bin/bench/lineprobe ]; then  # whole rows and columns through the textures, linear storage
                                                    # buffers and tiled ones (the layout between dispatches)

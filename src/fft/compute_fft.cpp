@@ -662,7 +662,7 @@ int ComputeFft::row_tail(const Shape& s) const {
 int ComputeFft::tail_parts(int length) const {
     // Whole unless asked: halves or quarters lost at most sizes (src/README.md, "A row tail in
     // halves or quarters").
-    const int parts = options_.compute_tail_split ? options_.compute_tail_split : 1;
+    const int parts = options_.compute_tail_split;
     return parts > 1 && length % (2 * parts) == 0 ? parts : 1;
 }
 

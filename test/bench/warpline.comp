@@ -11,8 +11,9 @@
 //     Y_t(j) = W_N^(t j) sum_k x(t + 32 k) W_32^(k j);   X(j + 32 s) = sum_t Y_t(j) W_32^(t s),
 // after which lane j holds X(j + 32 s): the input's order, so the inverse runs the same code.
 // The forward, the multiply by the kernel's spectrum (complex: its channel c of columns p and
-// M - p, at the output's row) and the inverse (scaled 1/N) are one chain; only the load and the
-// store (RGBA texels, through shared memory, LOAD_SHARED) cross warps.
+// M - p, at the output's row) and the inverse (scaled 1/N) are one chain. Only the store (RGBA
+// texels, through shared memory) and, with LOAD_SHARED, the load cross warps; without it each warp
+// fetches the pair's texels and keeps its channel.
 //
 // WARP_SYNC 1: the transposes synchronise the warp alone (GL_KHR_shader_subgroup_basic's
 // subgroupBarrier); 0: the workgroup (barrier()), the same code otherwise.
