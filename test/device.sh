@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
-#                                        warpline layouts batch sizes sizes_variants plans waves fuse split bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        warpline smemline layouts batch sizes sizes_variants plans waves fuse split bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -235,6 +235,10 @@ if has warpline && [ -x bin/bench/warpline ]; then  # the 1024^2 column filter a
                                                   # (make bench), beside the column filter's own dispatch
     run warpline bin/bench/warpline "$probe_peak"
     run warpline_ours "${costs[@]}" --sizes 1024
+fi
+if has smemline && [ -x bin/bench/smemline ]; then  # rows resident in shared memory (make bench), beside our rows
+    run smemline bin/bench/smemline "$probe_peak"
+    run smemline_ours "${costs[@]}" --sizes 1920x1080,2048x1024,1024 -q
 fi
 if has layouts && [ -x bin/bench/lineprobe ]; then  # whole rows and columns through the textures, linear storage
                                                    # buffers and tiled ones (the layout between dispatches)

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "app/cli.h"
+#include "fft/twiddle.h"
+#include "gl/buffer.h"
 #include "gl/program.h"
 #include "gl/timer.h"
 
@@ -22,11 +24,28 @@ inline void add_probe_programs() {
     for (const ProbeSource& p : probes) add_program_source(p.name, p.text);
 }
 
-/// Median microseconds of `draw` (GPU time of `batch` repetitions, divided), after one untimed run.
+/// W_n^k = exp(-2 pi i k / n) for k < n, one vec2 each (std430), in a storage buffer.
+inline StorageBuffer unit_roots(int n) {
+    std::vector<float> table(2 * static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) {
+        const std::complex<double> w = unit_root(k, n);
+        table[2 * k] = static_cast<float>(w.real());
+        table[2 * k + 1] = static_cast<float>(w.imag());
+    }
+    return StorageBuffer(table.data(), table.size() * sizeof(float));
+}
+
+/// Median microseconds of `draw` (GPU time of `batch` repetitions, divided), after `warm` seconds of
+/// untimed batches, each waited for: an H200 left idle a few seconds (a probe's check on the CPU)
+/// runs short dispatches several times slower until it clocks up again (smemline, 2026-11-26:
+/// 1024^2 rows 111.7 us against 26.0 in a fresh process; warpline's slow first runs).
 template <typename F>
-double time_us(F draw, int batch = 10, int runs = 7) {
+double time_us(F draw, int batch = 10, int runs = 7, double warm = 0.3) {
     GpuTimer timer;
-    draw();
+    warm_up(warm, [&] {
+        for (int i = 0; i < batch; ++i) draw();
+        glFinish();
+    });
     std::vector<double> us;
     for (int r = 0; r < runs; ++r) {
         timer.begin();

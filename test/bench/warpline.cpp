@@ -48,12 +48,7 @@ int main(int argc, char** argv) {
         src.upload(image.data());
         spectrum.upload(kernel.data());
         RenderTarget dst(size, size);
-        std::vector<float> table(2 * static_cast<size_t>(size));
-        for (int k = 0; k < size; ++k) {
-            table[2 * k] = static_cast<float>(std::cos(2 * M_PI * k / size));
-            table[2 * k + 1] = static_cast<float>(-std::sin(2 * M_PI * k / size));
-        }
-        StorageBuffer twiddles(table.data(), table.size() * sizeof(float));
+        const StorageBuffer twiddles = bench::unit_roots(size);
         const bool subgroups = GLEW_KHR_shader_subgroup;
         const int pairs = size / 2 - 1;
         // Bytes as the column filter counts them: two texels read and two written an element, and
