@@ -127,7 +127,7 @@ BENCHES  := $(patsubst test/bench/%.cpp,$(BIN)/bench/%,$(wildcard test/bench/*.c
 BENCH_PROGRAMS := $(sort $(wildcard test/bench/*.frag test/bench/*.comp))
 $(OBJ)/bench_programs.inc: $(BENCH_PROGRAMS) Makefile
 	$(call embed,$(BENCH_PROGRAMS))
-$(OBJ)/test/bench/passprobe.o $(OBJ)/test/bench/lineprobe.o $(OBJ)/test/bench/warpline.o $(OBJ)/test/bench/smemline.o: $(OBJ)/bench_programs.inc
+$(patsubst $(BIN)/bench/%,$(OBJ)/test/bench/%.o,$(BENCHES)): $(OBJ)/bench_programs.inc
 bench: deps $(BENCHES) $(TOOLS)
 $(BIN)/bench/%: $(OBJ)/test/bench/%.o $(APP_LIB) $(LIB)
 	@mkdir -p $(@D)

@@ -61,6 +61,13 @@ void warm_up(double seconds, const std::function<void()>& work) {
     while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds);
 }
 
+void saturating_warm_up(double seconds, const std::function<void()>& run, int batch) {
+    warm_up(seconds, [&] {
+        for (int k = 0; k < batch; ++k) run();
+        glFinish();
+    });
+}
+
 double median(std::vector<double> values) {
     if (values.empty()) return 0;
     std::sort(values.begin(), values.end());

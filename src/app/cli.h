@@ -53,6 +53,11 @@ auto parse_or_usage(Parse parse) -> decltype(parse()) {
 /// Runs `work` at least once and until `seconds` have passed: a GPU clocks up from idle only after
 /// a few hundred milliseconds of load, and timings taken before then read several times too slow.
 void warm_up(double seconds, const std::function<void()>& work);
+/// warm_up() with `batch` runs queued back to back, then a wait (glFinish), which keeps the GPU
+/// busy: measured on the H200, a warm-up of single runs each waited for (the GPU idle most of the
+/// time) left short compute filters running 3x slower and erratically (1024^2: 0.18-0.27 ms
+/// against 0.068). GL context current.
+void saturating_warm_up(double seconds, const std::function<void()>& run, int batch = 4);
 
 /// The median (the upper one of an even count's middle pair); 0 for none.
 double median(std::vector<double> values);

@@ -225,17 +225,6 @@ Options parse_options(int argc, char** argv) {
 
 // --- Measurements ------------------------------------------------------------------------------
 
-/// Warms up with runs queued back to back (four at a time), which keeps the GPU busy: measured on
-/// the H200, a warm-up of single runs each waited for (the GPU idle most of the time) left short
-/// compute filters running 3x slower and erratically (1024^2: 0.18-0.27 ms against 0.068).
-template <typename F>
-void saturating_warm_up(double seconds, F run) {
-    warm_up(seconds, [&] {
-        for (int k = 0; k < 4; ++k) run();
-        glFinish();
-    });
-}
-
 /// Median milliseconds of `run` (which returns its own measure) after one untimed run (a fresh
 /// timer query's first result can be junk on llvmpipe); repeats until about a second has passed
 /// (3..50 runs) unless a count is given.

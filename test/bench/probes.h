@@ -36,16 +36,13 @@ inline StorageBuffer unit_roots(int n) {
 }
 
 /// Median microseconds of `draw` (GPU time of `batch` repetitions, divided), after `warm` seconds of
-/// untimed batches, each waited for: an H200 left idle a few seconds (a probe's check on the CPU)
+/// untimed batches, each waited for (saturating_warm_up): an H200 left idle a few seconds (a probe's check on the CPU)
 /// runs short dispatches several times slower until it clocks up again (smemline, 2026-11-26:
 /// 1024^2 rows 111.7 us against 26.0 in a fresh process; warpline's slow first runs).
 template <typename F>
 double time_us(F draw, int batch = 10, int runs = 7, double warm = 0.3) {
     GpuTimer timer;
-    warm_up(warm, [&] {
-        for (int i = 0; i < batch; ++i) draw();
-        glFinish();
-    });
+    saturating_warm_up(warm, draw, batch);
     std::vector<double> us;
     for (int r = 0; r < runs; ++r) {
         timer.begin();
