@@ -909,6 +909,86 @@ TEST(hand_chosen_line_plans_match_fftw) {
 // 40 x 24 (12 row pairs: 7 and a tail of 5) and 120 x 90 (45: 40 and 5), the tail whole or in
 // halves or quarters (FftOptions::compute_tail_split; 36's quarters are odd, so whole). A tail
 // that ignores its offset (LINE_OFFSET dropped) fails the forward at 40 x 24 (relative error 0.61).
+// Filter batches (Fft2D::filter_batch: the compute backend runs each dispatch for every image
+// before its barrier, with intermediates of its own for each) and work queued without a wait in
+// between (the compute backend's last barrier has no image bit, so a run's first dispatches may
+// start beside the last ones of the run before: ComputeFft::barrier_bits). Each result against
+// FFTW, and a batch's bit for bit against the same images filtered one at a time. On llvmpipe the
+// dispatches run one after the other; on a GPU a missing barrier shows here as wrong texels.
+TEST(filter_batches_and_queued_work_match_fftw) {
+    // Whole lines, a row tail beside the rows (40 x 24), the four-step route (8 x 2048).
+    const Size sizes[] = {{64, 32}, {60, 30}, {40, 24}, {8, 2048}};
+    for (const test::Chain& chain : test::chains())
+        for (Size s : sizes) {
+            if (!test::takes(chain, s)) continue;
+            FftOptions o = chain.options;
+            if (s.m == 40) o.compute_row_tail = 5;
+            Fft2D& fft = *test::fft(s, o);
+            const std::string what = chain.name + " " + std::to_string(s.m) + "x" + std::to_string(s.n);
+            const std::vector<float> kernel = test::random_image(s, 21 + s.m);
+            Filter filter(fft, kernel);
+            std::vector<std::vector<float>> images;
+            std::vector<Texture> inputs;
+            std::vector<RenderTarget> outputs;
+            for (unsigned i = 0; i < 3; ++i) {
+                images.push_back(test::random_image(s, 40 + i + s.n));
+                inputs.emplace_back(s.m, s.n);
+                inputs.back().upload(images.back().data());
+                outputs.emplace_back(s.m, s.n);
+            }
+            std::vector<const Texture*> in = {&inputs[0], &inputs[1], &inputs[2]};
+            std::vector<RenderTarget*> out = {&outputs[0], &outputs[1], &outputs[2]};
+            filter.apply(in, out);
+            std::vector<std::vector<float>> batch;
+            for (const RenderTarget& t : outputs) batch.push_back(t.download());
+            for (size_t i = 0; i < images.size(); ++i) {
+                for (int c = 0; c < 4; ++c) {
+                    ErrorStats e = compare(reference_circular_convolution(channel_of(images[i], c), channel_of(kernel, c), s.m, s.n),
+                                           channel_of(batch[i], c));
+                    expect_close(what + " batch image " + std::to_string(i), s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
+                }
+                filter.apply(inputs[i], outputs[i]);
+                EXPECT(outputs[i].download() == batch[i], what, ": batch image ", i, " differs from the same image filtered alone");
+            }
+            // Queued, no read-back in between: a forward, a filter, an inverse of the forward's
+            // spectrum, and a filter of the first filter's output (each run's first dispatches
+            // store into what the run before last read, or read what it stored).
+            RenderTarget spectrum(s.m, s.n), back(s.m, s.n), twice(s.m, s.n);
+            fft.forward(inputs[0], spectrum);
+            filter.apply(inputs[1], outputs[1]);
+            fft.inverse(spectrum.texture(), back);
+            filter.apply(outputs[1].texture(), twice);
+            fft.forward(inputs[2], outputs[2]);
+            const std::vector<float> got_spectrum = spectrum.download(), got_back = back.download(), got_twice = twice.download(),
+                                     got_last = outputs[2].download();
+            for (int c = 0; c < 4; ++c) {
+                ErrorStats e = compare(reference_spectrum(channel_of(images[0], c), s.m, s.n), unpack_half(got_spectrum.data(), s.m, s.n, c));
+                expect_close(what + " queued forward", s, c, e, kRelRms, kSpectrumMaxRel * e.ref_max);
+                e = compare(channel_of(images[0], c), channel_of(got_back, c));
+                expect_close(what + " queued inverse", s, c, e, kRelRms, 4 * kRelRms * e.ref_max);
+                const auto once = reference_circular_convolution(channel_of(images[1], c), channel_of(kernel, c), s.m, s.n);
+                e = compare(reference_circular_convolution(once, channel_of(kernel, c), s.m, s.n), channel_of(got_twice, c));
+                expect_close(what + " queued filter of a filter", s, c, e, 2 * kRelRms, 8 * kRelRms * e.ref_max);
+                e = compare(reference_spectrum(channel_of(images[2], c), s.m, s.n), unpack_half(got_last.data(), s.m, s.n, c));
+                expect_close(what + " queued second forward", s, c, e, kRelRms, kSpectrumMaxRel * e.ref_max);
+            }
+            // A batch's images and outputs must pair up, and no two images share an output.
+            auto refused = [&](std::vector<const Texture*> i, std::vector<RenderTarget*> o) {
+                try {
+                    filter.apply(i, o);
+                } catch (const std::invalid_argument&) {
+                    return true;
+                }
+                return false;
+            };
+            EXPECT(refused({&inputs[0], &inputs[1]}, {&outputs[0]}), what, ": a batch of 2 images and 1 output");
+            EXPECT(refused({&inputs[0], &inputs[1]}, {&outputs[0], &outputs[0]}), what, ": two images into one output");
+            EXPECT(refused({}, {}), what, ": an empty batch");
+            RenderTarget small(2, 2);
+            EXPECT(refused({&inputs[0]}, {&small}), what, ": an output of another size");
+        }
+}
+
 TEST(row_tails_match_fftw) {
     const struct {
         int line_count, lines, threads, sm_count, tail;

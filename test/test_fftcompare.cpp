@@ -135,15 +135,16 @@ TEST(compute_fuse_takes_the_fused_route) {
 // whose is itself, 1.000x; 12x12, nearest 16x16, which the race lacks: "-"), one filter's ms and
 // each of the three dispatches' us.
 TEST(race_times_each_plan_in_one_process) {
-    test::Result r = test::run(fftcompare() +
-                               " --backend compute --sizes 64x32,32,60x30,12 --race 'default;composite+lines=1' --repeat 2 --queue 2 --warm-up 0 -q");
+    const std::vector<std::string> plans = {"default", "composite+lines=1", "default+batch=2"};
+    test::Result r = test::run(fftcompare() + " --backend compute --sizes 64x32,32,60x30,12 --race '" + plans[0] + ";" + plans[1] + ";" +
+                               plans[2] + "' --repeat 2 --queue 2 --warm-up 0 -q");
     EXPECT(r.status == 0, "exit ", r.status, ": ", r.err, r.out);
     std::vector<std::string> rows;
     for (const std::string& line : split(r.out, '\n'))
         for (const char* size : {"64x32 ", "32x32 ", "60x30 ", "12x12 "})
             if (line.rfind(size, 0) == 0) rows.push_back(line);
-    EXPECT(rows.size() == 8, rows.size(), " rows: ", r.out);
-    std::map<std::string, double> first_ns;  // each size's first plan's ns a pixel
+    EXPECT(rows.size() == 12, rows.size(), " rows: ", r.out);
+    std::map<std::string, double> ns_of;  // size and plan: ns a pixel
     for (size_t i = 0; i < rows.size(); ++i) {
         std::istringstream in(rows[i]);
         std::string size, plan, min, ratio, power, bar;
@@ -151,21 +152,24 @@ TEST(race_times_each_plan_in_one_process) {
         in >> size >> plan >> setup >> queued >> min >> ns >> ratio >> power >> single >> bar;
         std::vector<double> us;
         for (double v; in >> v;) us.push_back(v);
-        EXPECT(plan == (i % 2 ? "composite+lines=1" : "default"), "row ", i, ": ", rows[i]);
+        EXPECT(plan == plans[i % 3], "row ", i, ": ", rows[i]);
         EXPECT(setup >= 0 && queued > 0 && ns > 0 && single > 0 && bar == "|" && us.size() == 3, "row ", i, ": ", rows[i]);
-        if (i % 2 == 0) EXPECT(ratio == "1.000x", "a size's first plan is its own yardstick: ", rows[i]);
-        if (i % 2 == 0) first_ns[size] = ns;
+        if (i % 3 == 0) EXPECT(ratio == "1.000x", "a size's first plan is its own yardstick: ", rows[i]);
+        ns_of[size + plan] = ns;
         if (size == "12x12") {
             EXPECT(power == "-", "12x12's power of two (16x16) is not in the race: ", rows[i]);
-        } else if (size == "32x32" && i % 2 == 0) {
-            EXPECT(power == "1.000x", "a power of two's first plan is its own yardstick: ", rows[i]);
+        } else if (size != "60x30") {
+            EXPECT(power == "1.000x", "a power of two under each plan is its own yardstick: ", rows[i]);
         } else {
-            const double want = ns / first_ns[size == "60x30" ? "64x32" : size];
+            // Against 64x32 under the same plan (a batch against a batch).
+            const double want = ns / ns_of["64x32" + plan];
             const double got = std::atof(power.c_str());
             EXPECT(power.back() == 'x' && std::fabs(got - want) <= 0.002 + 1e-3 * want, size, " against its power of two: ", power,
                    ", its ns/px give ", want, ": ", rows[i]);
         }
     }
+    test::Result bad = test::run(fftcompare() + " --backend compute --sizes 32 --race 'default+batch=0' -q");
+    EXPECT(bad.status == 2 && bad.err.find("batch") != std::string::npos, "batch=0: exit ", bad.status, ": ", bad.err);
 }
 
 // --pass-costs on the compute backend: each dispatch's time, the bytes it moves (two texels of 16

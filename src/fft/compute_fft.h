@@ -9,6 +9,7 @@
 #include "fft/sizes.h"
 #include "gl/buffer.h"
 
+#include <deque>
 #include <map>
 #include <string>
 #include <tuple>
@@ -26,6 +27,12 @@ public:
     void inverse(const Texture& spectrum, RenderTarget& image, Profile* profile = nullptr) override;
     void filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out,
                 Profile* profile = nullptr) override;
+    /// Each dispatch of the filter for every image, then one barrier: the images' workgroups fill
+    /// each other's sparse last rounds (1920x1080's 1080-point column filter: 960 lines, 7.3 rounds
+    /// of one workgroup an SM on 132 SMs). Each image past the first has intermediates of its own,
+    /// made on first use. Folded lines (one parts buffer) filter one image after the other.
+    void filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum,
+                      const std::vector<RenderTarget*>& outs, Profile* profile = nullptr) override;
     /// True where a filter's columns take the four-step route with one sub-line a workgroup in
     /// step B (Shape::bands): its multiply then reads the kernel's rows in step B's order.
     bool reorders_kernel() const override;
@@ -145,6 +152,7 @@ private:
         const Texture* target;
         float scale, gain;
         const char* label;
+        int slot = 0;  ///< whose intermediates (slots_): the image's place in a filter batch
     };
     /// One dispatch: a pass whole, or one step of its four-step route; columns twice (pair 0 and
     /// pairs 1 .. M/2 - 1).
@@ -186,7 +194,7 @@ private:
 
     std::vector<Pass> forward_passes(const Texture& image, RenderTarget& spectrum) const;
     std::vector<Pass> inverse_passes(const Texture& spectrum, RenderTarget& image) const;
-    std::vector<Pass> filter_passes(const Texture& image, RenderTarget& out) const;
+    std::vector<Pass> filter_passes(const Texture& image, RenderTarget& out, int slot = 0) const;
     std::vector<Dispatch> dispatches(const std::vector<Pass>& passes) const;
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
@@ -218,9 +226,21 @@ private:
         const GlProgram* program = nullptr;
     };
     const Prepared& prepared(const Dispatch& d);
+    /// The glMemoryBarrier after a dispatch: texture fetches of what it stored (the next dispatch
+    /// reads it as a texture), and after the last, the caller's framebuffer, texture-update and
+    /// pixel-buffer accesses too; the storage bit where the parts buffer is in use (`parts`).
+    /// Not the image bit: no dispatch here loads an image, and within a run each dispatch fetches
+    /// what the one before it stored, so GL starts it after that one has finished (its fetches
+    /// included) and its stores cannot overtake them. Only a run's first dispatches start
+    /// beside the run before it (what the image bit would forbid, at 7-37 us a filter on the
+    /// H200: src/README.md, "Barriers without the image bit"); run() gives them the image bit
+    /// where they store into what that run's last dispatches read (unfinished_reads_).
+    static GLbitfield barrier_bits(bool last, bool parts);
     /// The global-memory bytes a dispatch reads and writes (Profile::pass_bytes).
     static double bytes_moved(const Dispatch& d, const Shape& s);
-    void run(const std::vector<Pass>& passes, const Texture* kernel, Profile* profile);
+    /// Runs the passes of each image (one list each, alike but for their textures): every
+    /// dispatch for all of them, then the barrier.
+    void run(const std::vector<std::vector<Pass>>& batch, const Texture* kernel, Profile* profile);
 
     ProgramCache& programs_;
     FftOptions options_;
@@ -229,14 +249,23 @@ private:
     int sm_count_ = 0;  ///< the GPU's multiprocessors where the GL tells them (sm_count.comp), else 0
     bool channel_rows_ = false;             // channel_rows()
     const ComputeTuning* tuning_ = nullptr;  // fft/tuning.h: this device's constants
-    RenderTarget rows_out_, columns_out_;   // H (tangled row transforms), and the row pairs for the inverse
-    RenderTarget scratch_;                  // between the steps of the four-step route, where it runs
+    /// The textures between dispatches: H (tangled row transforms), the row pairs for the
+    /// inverse, and between the steps of the four-step route, where it runs.
+    struct Intermediates {
+        RenderTarget rows_out, columns_out, scratch;
+    };
+    std::deque<Intermediates> slots_;       // one per image of a filter batch (slot()); a deque: textures stay put
+    /// The intermediates of slot `i`, made where missing.
+    const Intermediates& slot(size_t i);
     StorageBuffer parts_;                   // folded lines: the channels of the phases before the last (fft_line.comp)
     std::map<int, Texture> twiddles_;       // W_F^k, k < F, per line length
     std::map<int, StorageBuffer> twiddle_buffers_;   // the same tables as storage buffers (GL 4.3)
     bool buffers_ = false;                  // whether storage buffers are available
     GLint64 max_storage_block_ = 0;         // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
     GpuTimestamps timestamps_;
+    /// The textures the last run's last dispatches read (barrier_bits(): they may still run when
+    /// the next run starts).
+    std::vector<GLuint> unfinished_reads_;
     /// prepared(), by what shape() and spec() read of a dispatch: its fields, and its textures'
     /// row layouts and storage (rows_layout(), half()).
     std::map<std::tuple<int, bool, int, int, int, int, bool, int, int, int, int, bool>, Prepared> prepared_;

@@ -25,6 +25,40 @@ void check_length(const std::vector<float>& v, int width, int height) {
 }
 }  // namespace
 
+void check_batch(const std::vector<const Texture*>& images, const std::vector<RenderTarget*>& outs, int width, int height) {
+    if (images.empty() || images.size() != outs.size())
+        throw std::invalid_argument("a filter batch needs as many outputs as images, at least one");
+    for (size_t i = 0; i < images.size(); ++i) {
+        if (!images[i] || !outs[i]) throw std::invalid_argument("a filter batch's image or output is missing");
+        const Texture& out = outs[i]->texture();
+        if (images[i]->width() != width || images[i]->height() != height || out.width() != width || out.height() != height)
+            throw std::invalid_argument("a filter batch's images and outputs must have the transform's size");
+        for (size_t j = 0; j < i; ++j)
+            if (outs[j] == outs[i] || outs[j]->texture().id() == out.id()) throw std::invalid_argument("a filter batch's outputs must be distinct");
+    }
+}
+
+void Fft2D::filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, const std::vector<RenderTarget*>& outs,
+                         Profile* profile) {
+    check_batch(images, outs, width_, height_);
+    Profile one, sum;
+    for (size_t i = 0; i < images.size(); ++i) {
+        filter(*images[i], kernel_spectrum, *outs[i], profile ? &one : nullptr);
+        if (!profile) continue;
+        if (i == 0) {
+            sum = one;
+            continue;
+        }
+        for (size_t k = 0; k < sum.program_ms.size(); ++k) sum.program_ms[k] += one.program_ms[k];
+        for (size_t k = 0; k < sum.pass_ms.size() && k < one.pass_ms.size(); ++k) {
+            sum.pass_ms[k] += one.pass_ms[k];
+            if (k < sum.pass_bytes.size() && k < one.pass_bytes.size()) sum.pass_bytes[k] += one.pass_bytes[k];
+        }
+        sum.total_ms += one.total_ms;
+    }
+    if (profile) *profile = sum;
+}
+
 std::vector<float> Fft2D::forward(const std::vector<float>& image) {
     check_length(image, width_, height_);
     input().upload(image.data());

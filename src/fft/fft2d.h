@@ -53,6 +53,13 @@ public:
     /// reorders_kernel(), reorder_kernel() of one), inverse.
     virtual void filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out,
                         Profile* profile = nullptr) = 0;
+    /// filter() of several images by one kernel: images[i] into *outs[i] (as many of each, the
+    /// outputs distinct). The compute backend runs each dispatch of the filter for every image
+    /// before its barrier, so the images' workgroups share the GPU's rounds (a last round that one
+    /// image leaves sparse, another fills); the others filter one image after the other. The
+    /// profile's dispatches are the batch's.
+    virtual void filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum,
+                              const std::vector<RenderTarget*>& outs, Profile* profile = nullptr);
     /// Whether filter() reads the kernel's spectrum in an order of its own, made by
     /// reorder_kernel() from a forward() result (the compute backend's long columns, ComputeFft).
     virtual bool reorders_kernel() const { return false; }
@@ -84,6 +91,10 @@ private:
     Texture input_;
     RenderTarget output_;
 };
+
+/// Throws std::invalid_argument unless `images` and `outs` are a filter batch of M x N: as many
+/// of each (at least one), none missing, the outputs distinct (Fft2D::filter_batch).
+void check_batch(const std::vector<const Texture*>& images, const std::vector<RenderTarget*>& outs, int width, int height);
 
 /// True where the current context's renderer is a software rasterizer (llvmpipe, softpipe, swrast).
 bool software_renderer();

@@ -39,6 +39,10 @@ void Filter::apply(const Texture& frame, RenderTarget& out, Profile* profile) {
     fft_.filter(frame, kernel(), out, profile);
 }
 
+void Filter::apply(const std::vector<const Texture*>& frames, const std::vector<RenderTarget*>& outs, Profile* profile) {
+    fft_.filter_batch(frames, kernel(), outs, profile);
+}
+
 std::vector<float> Filter::apply(const std::vector<float>& image) {
     if (image.size() != static_cast<size_t>(fft_.width()) * static_cast<size_t>(fft_.height()) * 4)
         throw std::invalid_argument("the image must have the filter's size");

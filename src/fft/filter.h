@@ -25,6 +25,8 @@ public:
     void set_impulse_response(const Texture& impulse_response);
     /// Filters `frame` (M x N) into `out`.
     void apply(const Texture& frame, RenderTarget& out, Profile* profile = nullptr);
+    /// Filters frames[i] into *outs[i], all at once (Fft2D::filter_batch).
+    void apply(const std::vector<const Texture*>& frames, const std::vector<RenderTarget*>& outs, Profile* profile = nullptr);
     /// CPU convenience: uploads, filters, reads back.
     std::vector<float> apply(const std::vector<float>& image);
     /// The impulse response's spectrum (Eq. 10's compressed layout).

@@ -231,12 +231,16 @@ public:
     /// texture. `times`: the GPU time of the filter's passes and of the whole call (timer queries).
     void apply(TextureRef input, TextureRef output, GpuTimes* times = nullptr);
     /// Filters `input` into the filter's own RGBA32F rectangle texture, which is returned: valid
-    /// until the next call or the filter's end. Sample it with texelFetch.
+    /// until the next call or the filter's end. Sample it with texelFetch (or draw from it, or
+    /// read it back); a shader that loads it as an image needs
+    /// glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT) first. Outputs in the caller's own
+    /// textures (the other calls) are ready for any use.
     TextureRef apply(TextureRef input, GpuTimes* times = nullptr);
 
     /// The spectrum of `input` (the paper's compressed layout, Eq. 10: width x height RGBA32F,
     /// scaled by 1/(width height)) in the filter's own rectangle texture, which is returned.
     /// forward() and inverse() need an unpadded filter (Wrap at a size the backend transforms).
+    /// The spectrum is ready as apply(input)'s texture is.
     TextureRef forward(TextureRef input);
     /// The image of a spectrum in that layout (forward()'s, or a texture of the caller) into `output`.
     void inverse(TextureRef spectrum, TextureRef output);

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <random>
 #include <string>
@@ -43,6 +44,7 @@ struct Size {
 struct RacePlan {
     std::string name;
     std::vector<std::pair<std::string, std::string>> settings;
+    int batch = 1;  ///< images a filter call (Fft2D::filter_batch): key batch=B
 };
 
 struct Options {
@@ -106,6 +108,10 @@ std::vector<RacePlan> parse_race(const std::string& list) {
         RacePlan r{item, {{"compute-plan", parts.front() == "default" ? "" : parts.front()}}};
         for (size_t i = 1; i < parts.size(); ++i) {
             const std::string key = parts[i].substr(0, parts[i].find('='));
+            if (key == "batch" && key.size() < parts[i].size()) {
+                r.batch = parse_int(parts[i].substr(key.size() + 1), what + ": batch", 1, 64);
+                continue;
+            }
             const bool known = std::any_of(std::begin(kRaceKeys), std::end(kRaceKeys), [&](const auto& k) { return key == k.key; });
             if (!known || key.size() == parts[i].size())
                 throw UsageError(what + ": expected " + race_keys() + " after '+', not \"" + parts[i] + "\"");
@@ -174,10 +180,12 @@ std::vector<OptionSpec> option_specs(Options& o) {
                 "one process: ';'-separated PLAN[+KEY=VALUE]..., PLAN a --compute-plan\n"
                 "value ('default': the planner's), each KEY=VALUE as --compute-KEY VALUE:\n" +
                     race_keys() +
-                    ";\n"
-                    "in interleaved rounds, so that a shared GPU's drift hits all alike:\n"
-                "queued ms per filter, ns per pixel (and against the nearest power of\n"
-                "two's, where raced too: 1920x1080 against 2048x1024), each dispatch's us",
+                    ",\n"
+                    "and batch=B: B images a call, every dispatch for all of them before its\n"
+                    "barrier (the per-dispatch us are the batch's); in interleaved rounds, so\n"
+                    "that a shared GPU's drift hits all alike: queued ms per image, ns per\n"
+                "pixel (and against the nearest power of two's of the same plan, or its\n"
+                "first, where raced too: 1920x1080 against 2048x1024), each dispatch's us",
                 [&o](const std::string& v) { o.race = parse_race(v); }},
                {"peak-bandwidth", 0, "GB/S",
                 "--pass-costs, compute backend: the chip's memory bandwidth, to show each\n"
@@ -296,14 +304,19 @@ int queue_length(const Options& o, double single_ms, double work_ms) {
     return o.queue ? o.queue : std::clamp(static_cast<int>(work_ms / std::max(single_ms, 1e-3)), 3, 200);
 }
 
-/// Throughput as the peers (../shared/peers) measure theirs: `queue` filters queued back to back
-/// with one wait, the GPU time from a timestamp before the first to one after the last, per filter.
-double queue_ms(Filter& filter, Fft2D& fft, int queue) {
+/// Throughput as the peers (../shared/peers) measure theirs: `queue` calls of `apply` (each
+/// filtering `images` images) queued back to back with one wait, the GPU time from a timestamp
+/// before the first to one after the last, per image filtered.
+double queue_ms(const std::function<void()>& apply, int queue, int images = 1) {
     GpuTimer timer;
     timer.begin();
-    for (int k = 0; k < queue; ++k) filter.apply(fft.input(), fft.output());
+    for (int k = 0; k < queue; ++k) apply();
     timer.end();
-    return timer.milliseconds() / queue;
+    return timer.milliseconds() / queue / images;
+}
+
+double queue_ms(Filter& filter, Fft2D& fft, int queue) {
+    return queue_ms([&] { filter.apply(fft.input(), fft.output()); }, queue);
 }
 
 /// The median of 3 queues of about 100 ms; `single_ms` (one filter's time) sizes the default queue.
@@ -622,8 +635,8 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
 /// in rounds that visit each pair in turn (one profiled filter, then a queue of filters timed by
 /// two timestamps), so that the drift of a shared GPU between processes and over time falls on
 /// all pairs alike. Medians over the rounds; "vs first" compares a size's plans with its first,
-/// "vs 2^k" its time a pixel with its power of two's (nearest_power_of_two()) first plan where
-/// the race holds that size: issue 15's measure of the mixed sizes.
+/// "vs 2^k" its time a pixel with its power of two's (nearest_power_of_two()) under the same
+/// plan, or the first, where the race holds that size: issue 15's measure of the mixed sizes.
 void print_race(ProgramCache& programs, const Options& o, const std::string& gpu) {
     if (o.fft.backend != Backend::Compute) throw UsageError("--race times compute plans: add --backend compute");
     struct Entry {
@@ -635,6 +648,20 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
         int queue = 0;
         std::vector<double> queued, single;
         std::vector<std::vector<double>> per;
+        // batch=B: B images in, B out, filtered by one call (Fft2D::filter_batch); else the
+        // transform's own input and output.
+        std::vector<Texture> inputs;
+        std::vector<RenderTarget> outputs;
+        void apply(Profile* p = nullptr) {
+            if (inputs.empty()) return filter->apply(fft->input(), fft->output(), p);
+            std::vector<const Texture*> in;
+            std::vector<RenderTarget*> out;
+            for (size_t i = 0; i < inputs.size(); ++i) {
+                in.push_back(&inputs[i]);
+                out.push_back(&outputs[i]);
+            }
+            filter->apply(in, out, p);
+        }
     };
     std::vector<Entry> entries;
     for (Size s : o.sizes) {
@@ -649,8 +676,13 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
             e.fft = make_fft(programs, s.m, s.n, f);
             e.fft->input().upload(image.data());
             e.filter = std::make_unique<Filter>(*e.fft, image);
+            for (int b = 0; b < plan.batch && plan.batch > 1; ++b) {
+                e.inputs.emplace_back(s.m, s.n, Storage::Float32);
+                e.inputs.back().upload(image.data());
+                e.outputs.emplace_back(s.m, s.n, Storage::Float32);
+            }
             Profile p;
-            e.filter->apply(e.fft->input(), e.fft->output(), &p);
+            e.apply(&p);
             e.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             e.per.resize(p.pass_ms.size());
             e.queue = queue_length(o, p.total_ms, 20.0);
@@ -660,15 +692,15 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
             entries.push_back(std::move(e));
         }
     }
-    for (Entry& e : entries) saturating_warm_up(o.warm_up, [&] { e.filter->apply(e.fft->input(), e.fft->output()); });
+    for (Entry& e : entries) saturating_warm_up(o.warm_up, [&] { e.apply(); });
     const int rounds = o.repeat ? o.repeat : 15;
     for (int r = 0; r < rounds; ++r)
         for (Entry& e : entries) {
             Profile p;
-            e.filter->apply(e.fft->input(), e.fft->output(), &p);
-            e.single.push_back(p.total_ms);
+            e.apply(&p);
+            e.single.push_back(p.total_ms / e.plan.batch);
             for (size_t k = 0; k < p.pass_ms.size() && k < e.per.size(); ++k) e.per[k].push_back(p.pass_ms[k] * 1e3);
-            e.queued.push_back(queue_ms(*e.filter, *e.fft, e.queue));
+            e.queued.push_back(queue_ms([&] { e.apply(); }, e.queue, e.plan.batch));
         }
     std::printf("Plan race on %s: %d interleaved rounds, medians (min); queued: GPU time per filter of a queue\n", gpu.c_str(),
                 rounds);
@@ -681,7 +713,10 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
         const double q = median(e.queued);
         if (i == 0 || entries[i - 1].s.m != e.s.m || entries[i - 1].s.n != e.s.n) first = q;
         const long long pm = nearest_power_of_two(e.s.m), pn = nearest_power_of_two(e.s.n);
-        const auto power = std::find_if(entries.begin(), entries.end(), [&](const Entry& p) { return p.s.m == pm && p.s.n == pn; });
+        // The power of two's entry of the same plan where the race has one, else its first.
+        auto at_power = [&](const Entry& p) { return p.s.m == pm && p.s.n == pn; };
+        auto power = std::find_if(entries.begin(), entries.end(), [&](const Entry& p) { return at_power(p) && p.plan.name == e.plan.name; });
+        if (power == entries.end()) power = std::find_if(entries.begin(), entries.end(), at_power);
         char against[16] = "-";
         if (power != entries.end()) std::snprintf(against, sizeof against, "%.3fx", per_pixel(e) / per_pixel(*power));
         std::printf("%-11s %-40s %8.1f %9.4f (%6.4f) %8.4f %7.3fx %8s %9.4f |", size_name(e.s).c_str(),
