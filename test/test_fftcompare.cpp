@@ -135,7 +135,7 @@ TEST(compute_fuse_takes_the_fused_route) {
 // whose is itself, 1.000x; 12x12, nearest 16x16, which the race lacks: "-"), one filter's ms and
 // each of the three dispatches' us.
 TEST(race_times_each_plan_in_one_process) {
-    const std::vector<std::string> plans = {"default", "composite+lines=1", "default+batch=2"};
+    const std::vector<std::string> plans = {"default", "composite+lines=1", "default+batch=2+images=2"};
     test::Result r = test::run(fftcompare() + " --backend compute --sizes 64x32,32,60x30,12 --race '" + plans[0] + ";" + plans[1] + ";" +
                                plans[2] + "' --repeat 2 --queue 2 --warm-up 0 -q");
     EXPECT(r.status == 0, "exit ", r.status, ": ", r.err, r.out);
@@ -168,8 +168,10 @@ TEST(race_times_each_plan_in_one_process) {
                    ", its ns/px give ", want, ": ", rows[i]);
         }
     }
-    test::Result bad = test::run(fftcompare() + " --backend compute --sizes 32 --race 'default+batch=0' -q");
-    EXPECT(bad.status == 2 && bad.err.find("batch") != std::string::npos, "batch=0: exit ", bad.status, ": ", bad.err);
+    for (const char* key : {"batch", "images"}) {
+        test::Result bad = test::run(fftcompare() + " --backend compute --sizes 32 --race 'default+" + key + "=0' -q");
+        EXPECT(bad.status == 2 && bad.err.find(key) != std::string::npos, key, "=0: exit ", bad.status, ": ", bad.err);
+    }
 }
 
 // --pass-costs on the compute backend: each dispatch's time, the bytes it moves (two texels of 16

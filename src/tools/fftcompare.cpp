@@ -45,6 +45,7 @@ struct RacePlan {
     std::string name;
     std::vector<std::pair<std::string, std::string>> settings;
     int batch = 1;  ///< images a filter call (Fft2D::filter_batch): key batch=B
+    int images = 1;  ///< sets of `batch` images the calls take in turn: key images=K
 };
 
 struct Options {
@@ -108,8 +109,8 @@ std::vector<RacePlan> parse_race(const std::string& list) {
         RacePlan r{item, {{"compute-plan", parts.front() == "default" ? "" : parts.front()}}};
         for (size_t i = 1; i < parts.size(); ++i) {
             const std::string key = parts[i].substr(0, parts[i].find('='));
-            if (key == "batch" && key.size() < parts[i].size()) {
-                r.batch = parse_int(parts[i].substr(key.size() + 1), what + ": batch", 1, 64);
+            if ((key == "batch" || key == "images") && key.size() < parts[i].size()) {
+                (key == "batch" ? r.batch : r.images) = parse_int(parts[i].substr(key.size() + 1), what + ": " + key, 1, 64);
                 continue;
             }
             const bool known = std::any_of(std::begin(kRaceKeys), std::end(kRaceKeys), [&](const auto& k) { return key == k.key; });
@@ -181,8 +182,9 @@ std::vector<OptionSpec> option_specs(Options& o) {
                 "value ('default': the planner's), each KEY=VALUE as --compute-KEY VALUE:\n" +
                     race_keys() +
                     ",\n"
-                    "and batch=B: B images a call, every dispatch for all of them before its\n"
-                    "barrier (the per-dispatch us are the batch's); in interleaved rounds, so\n"
+                    "batch=B: B images a call, every dispatch for all of them before its\n"
+                    "barrier (the per-dispatch us are the batch's), and images=K: the calls\n"
+                    "take K images (or batches) in turn, not one; in interleaved rounds, so\n"
                     "that a shared GPU's drift hits all alike: queued ms per image, ns per\n"
                 "pixel (and against the nearest power of two's of the same plan, or its\n"
                 "first, where raced too: 1920x1080 against 2048x1024), each dispatch's us",
@@ -648,15 +650,19 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
         int queue = 0;
         std::vector<double> queued, single;
         std::vector<std::vector<double>> per;
-        // batch=B: B images in, B out, filtered by one call (Fft2D::filter_batch); else the
-        // transform's own input and output.
+        // batch=B, images=K: K sets of B images in and B out, the calls taking them in turn,
+        // B > 1 filtered by one call (Fft2D::filter_batch); else the transform's own input and
+        // output.
         std::vector<Texture> inputs;
         std::vector<RenderTarget> outputs;
+        size_t calls = 0;
         void apply(Profile* p = nullptr) {
             if (inputs.empty()) return filter->apply(fft->input(), fft->output(), p);
+            const size_t b = static_cast<size_t>(plan.batch), first = calls++ % (inputs.size() / b) * b;
+            if (b == 1) return filter->apply(inputs[first], outputs[first], p);
             std::vector<const Texture*> in;
             std::vector<RenderTarget*> out;
-            for (size_t i = 0; i < inputs.size(); ++i) {
+            for (size_t i = first; i < first + b; ++i) {
                 in.push_back(&inputs[i]);
                 out.push_back(&outputs[i]);
             }
@@ -676,7 +682,7 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
             e.fft = make_fft(programs, s.m, s.n, f);
             e.fft->input().upload(image.data());
             e.filter = std::make_unique<Filter>(*e.fft, image);
-            for (int b = 0; b < plan.batch && plan.batch > 1; ++b) {
+            for (int b = 0; b < plan.batch * plan.images && plan.batch * plan.images > 1; ++b) {
                 e.inputs.emplace_back(s.m, s.n, Storage::Float32);
                 e.inputs.back().upload(image.data());
                 e.outputs.emplace_back(s.m, s.n, Storage::Float32);
