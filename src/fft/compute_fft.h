@@ -230,8 +230,10 @@ private:
     /// reads it as a texture), and after the last, the caller's framebuffer, texture-update and
     /// pixel-buffer accesses too; the storage bit where the parts buffer is in use (`parts`).
     /// Not the image bit: no dispatch here loads an image, and within a run each dispatch fetches
-    /// what the one before it stored, so GL starts it after that one has finished (its fetches
-    /// included) and its stores cannot overtake them. Only a run's first dispatches start
+    /// what the one before it stored, so it waits for those stores, which every invocation makes
+    /// after its own fetches: its stores cannot overtake that one's fetches. (That the wait
+    /// covers every dispatch before, as on NVIDIA's GL and llvmpipe, is what the GL does, not
+    /// what its barrier promises.) Only a run's first dispatches start
     /// beside the run before it (what the image bit would forbid, at 7-37 us a filter on the
     /// H200: src/README.md, "Barriers without the image bit"); run() gives them the image bit
     /// where they store into what that run's last dispatches read (unfinished_reads_).
