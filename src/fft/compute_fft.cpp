@@ -1057,8 +1057,9 @@ void ComputeFft::filter(const Texture& image, const Texture& kernel_spectrum, Re
 
 void ComputeFft::filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, const std::vector<RenderTarget*>& outs,
                               Profile* profile) {
-    check_batch(images, outs, width_, height_);
+    // Folded lines share one parts buffer: one image after the other (the base checks the batch).
     if (fold(width_) > 1 || fold(height_) > 1) return Fft2D::filter_batch(images, kernel_spectrum, outs, profile);
+    check_batch(images, outs, width_, height_);
     std::vector<std::vector<Pass>> batch;
     for (size_t i = 0; i < images.size(); ++i) {
         slot(i);

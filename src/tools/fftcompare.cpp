@@ -650,8 +650,8 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
         int queue = 0;
         std::vector<double> queued, single;
         std::vector<std::vector<double>> per;
-        // batch=B, images=K: K sets of B images in and B out, the calls taking them in turn,
-        // B > 1 filtered by one call (Fft2D::filter_batch); else the transform's own input and
+        // batch=B, images=K: K sets of B images in and B out, the calls taking them in turn, each
+        // set filtered by one call (Fft2D::filter_batch); else the transform's own input and
         // output.
         std::vector<Texture> inputs;
         std::vector<RenderTarget> outputs;
@@ -659,7 +659,6 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
         void apply(Profile* p = nullptr) {
             if (inputs.empty()) return filter->apply(fft->input(), fft->output(), p);
             const size_t b = static_cast<size_t>(plan.batch), first = calls++ % (inputs.size() / b) * b;
-            if (b == 1) return filter->apply(inputs[first], outputs[first], p);
             std::vector<const Texture*> in;
             std::vector<RenderTarget*> out;
             for (size_t i = first; i < first + b; ++i) {
