@@ -803,6 +803,28 @@ TEST(mixed_radix_plans_cover_every_fast_size) {
         }
     }
     EXPECT(lines > 300 && fast > 50, lines, " line plans, ", fast, " fast-chain plans");
+    // At radix 4 a mixed line whose power of two is odd and at least 8, and which has no 7, keeps
+    // no radix-2 stage of its own: the stray 2 takes a 3 into a 6, else a 4 into an 8, first. Lines
+    // with a single 2 or with 7s, and powers of two, keep theirs.
+    for (int n = 6; n <= 4096; n += 2) {
+        if (!is_fast_size(n) || !(n & (n - 1))) continue;
+        const std::vector<int> f = ComputeFft::line_radices(n, 4);
+        const int two = n & -n;
+        const bool stray = two == 2 || two == 8 || two == 32 || two == 128 || two == 512 || two == 2048;
+        const bool lone_two = stray && (two == 2 || n % 7 == 0);
+        std::string text;
+        for (int r : f) text += " " + std::to_string(r);
+        EXPECT(std::count(f.begin(), f.end(), 2) == (lone_two ? 1 : 0), "line ", n, " at radix 4: radices", text);
+    }
+    EXPECT(ComputeFft::line_radices(3000, 4) == (std::vector<int>{6, 4, 5, 5, 5}) &&
+               ComputeFft::line_radices(1536, 4) == (std::vector<int>{6, 4, 4, 4, 4}) &&
+               ComputeFft::line_radices(1000, 4) == (std::vector<int>{8, 5, 5, 5}) &&
+               ComputeFft::line_radices(1920, 4) == (std::vector<int>{6, 4, 4, 4, 5}) &&
+               ComputeFft::line_radices(250, 4) == (std::vector<int>{2, 5, 5, 5}) &&
+               ComputeFft::line_radices(2250, 4) == (std::vector<int>{2, 5, 5, 5, 3, 3}) &&
+               ComputeFft::line_radices(1176, 4) == (std::vector<int>{4, 2, 7, 7, 3}) &&
+               ComputeFft::line_radices(512, 4) == (std::vector<int>{4, 4, 4, 4, 2}),
+           "radix-4 line plans of 3000, 1536, 1000, 1920, 250, 2250, 1176, 512");
     EXPECT((radices(1920) == std::vector<int>{20, 12, 8}) && (radices(1080) == std::vector<int>{20, 9, 6}) &&
                (radices(2048) == std::vector<int>{16, 16, 8}),
            "fast chain radices of 1920, 1080, 2048");
@@ -1077,9 +1099,10 @@ TEST(coprime_composite_radices_match_fftw) {
 
 // The device rows' measured line plans (ComputeTuning::line_plans): the GPU row's 1000 as 8 5 5 5
 // with 200 threads, 1920 as 6 4 4 4 5 with 480, 1152 as 4 4 4 6 3 with 384 and 1080 as 6 6 6 5 on
-// the rows and 4 2 5 3 3 3 with 360 on the columns, each row's text a valid plan; --compute-plan
-// overrides them per length (on both axes, where it names the length on either), and a
-// --compute-radix (a tuning run of the planner's radix) sets them aside; the cost model follows.
+// the rows and 4 2 5 3 3 3 with 360 on the columns, 3000 as 6 5 5 5 4 with 750 on the columns, each
+// row's text a valid plan; --compute-plan overrides them per length (on both axes, where it names the
+// length on either), and a --compute-radix (a tuning run of the planner's radix) sets them aside;
+// the cost model follows.
 TEST(device_rows_measured_plans_yield_to_the_options) {
     for (bool software : {false, true}) {
         bool parses = true;
@@ -1107,6 +1130,11 @@ TEST(device_rows_measured_plans_yield_to_the_options) {
                ComputeFft::line_plan(1080, 4, c, Axis::Columns).threads == 360 &&
                ComputeFft::line_plan(1920, 4, c, Axis::Columns).forward == ComputeFft::line_plan(1920, 4, c, Axis::Rows).forward,
            "the GPU row's plans of 1080 are not 6x6x6x5 on the rows and 4x2x5x3x3x3/360 on the columns");
+    // 3000: 6 5 5 5 4 (750 threads) on the columns; the rows (6000's channel pairs) the planner's.
+    EXPECT(ComputeFft::line_plan(3000, 4, c, Axis::Columns).forward == (std::vector<int>{6, 5, 5, 5, 4}) &&
+               ComputeFft::line_plan(3000, 4, c, Axis::Columns).threads == 750 &&
+               ComputeFft::line_plan(3000, 4, c, Axis::Rows).forward == ComputeFft::plan_line(3000, 4, 1024).forward,
+           "the GPU row's plans of 3000 are not 6x5x5x5x4/750 on the columns and the planner's on the rows");
     EXPECT(ComputeFft::chosen_plans(o, compute_tuning(true)).lines.empty(), "the software row has measured plans");
     o.compute_plan = "1000:10x10x10,1920:8x8x6x5";
     c = ComputeFft::chosen_plans(o, gpu);
@@ -1115,7 +1143,7 @@ TEST(device_rows_measured_plans_yield_to_the_options) {
     // A length the option names, on either axis, takes the option's plans alone there.
     o.compute_plan = "1080:8x5x3x3x3";
     c = ComputeFft::chosen_plans(o, gpu);
-    EXPECT(ComputeFft::line_plan(1080, 4, c, Axis::Columns).forward == (std::vector<int>{8, 5, 3, 3, 3}) && c.columns.empty(),
+    EXPECT(ComputeFft::line_plan(1080, 4, c, Axis::Columns).forward == (std::vector<int>{8, 5, 3, 3, 3}) && !c.columns.count(1080),
            "--compute-plan 1080:... does not set the row's column plan of 1080 aside");
     o.compute_plan = "rows:1080:8x5x3x3x3";
     c = ComputeFft::chosen_plans(o, gpu);

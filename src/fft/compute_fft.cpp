@@ -206,6 +206,25 @@ std::vector<int> ComputeFft::line_radices(int length, int max_radix) {
     // smallest that keeps the product within kMaxRegisters (2 x 3, 2 x 5, 4 x 3), then pairs of
     // odd primes merge (3 x 3).
     std::vector<int> odd(factors.begin() + twos, factors.end());
+    // Below radix 8 an odd power of two leaves a 2, a radix-2 stage of its own in a mixed line:
+    // where the power of two is 8 or more and the line has no 7, it takes a 3 into a 6, first, else
+    // joins a 4 into an 8, first. Every such plan measured beat the stray 2 (H200, 2026-11-26:
+    // 3000^2 0.87-0.91x with its columns as 6 5 5 5 4 or 6 4 5 5 5 instead of 4 2 5 5 5 3, 1536^2
+    // 0.94-0.96x, 1800^2 0.88x; before that the device row's 1000 as 8 5 5 5, 1152 as 4 4 4 6 3 and
+    // 1920 as 6 4 4 4 5). Lines with a single 2 or with 7s keep it: merged, the lengths' cost model
+    // rated them below what they ran and picked grids that ran slower (2250^2 0.412 ms against
+    // 2240^2's 0.353, 3750^2 0.988 against 4096^2's 0.877, 2048x1176 0.160 against 2048x1152's
+    // 0.139: src/README.md, "A radix-2 stage of its own").
+    if (max_radix < 8 && r.size() > 1 && r.back() == 2 && !odd.empty() && odd.back() < 7) {
+        const auto three = std::find(odd.begin(), odd.end(), 3);
+        r.pop_back();
+        if (three != odd.end()) {
+            odd.erase(three);
+            r.insert(r.begin(), 6);
+        } else {
+            r.front() = 2 * r.front();
+        }
+    }
     const int most = max_radix >= 8 ? kMaxRegisters : max_radix;
     if (!odd.empty() && r.back() < max_radix && r.back() * odd.front() <= most) {
         r.back() *= odd.front();

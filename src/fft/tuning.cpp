@@ -49,7 +49,11 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // texture, 2000x1152 0.971x and 1920x1080 0.996x in three rounds of processes alternating;
         // 1536^2 and 3000^2 so took 1.000x and 0.991x, 3840x2160 1.011x, so longer columns keep the
         // split (H200, 2026-11-25).
-        "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1152, "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5", 512, 4, 2048};
+        // The 3000 columns as 6 5 5 5 4 (750 threads) against the planner's 6 4 5 5 5 (600): 3000^2
+        // 0.958x in one race, 0.975x against 6 4 5 5 5 with 750 in another; 6000's rows (3000-point
+        // channel pairs) lost 5% so, its columns gained 2%: the columns alone (H200, 2026-11-26).
+        "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1152,
+        "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5,columns:3000:6x5x5x5x4", 512, 4, 2048};
     return software_rasterizer ? software : gpu;
 }
 
