@@ -809,9 +809,9 @@ TEST(mixed_radix_plans_cover_every_fast_size) {
     for (int n = 6; n <= 4096; n += 2) {
         if (!is_fast_size(n) || !(n & (n - 1))) continue;
         const std::vector<int> f = ComputeFft::line_radices(n, 4);
-        const int two = n & -n;
-        const bool stray = two == 2 || two == 8 || two == 32 || two == 128 || two == 512 || two == 2048;
-        const bool lone_two = stray && (two == 2 || n % 7 == 0);
+        const std::vector<int> factors = prime_factors(n);
+        const auto twos = std::count(factors.begin(), factors.end(), 2);
+        const bool lone_two = twos % 2 == 1 && (twos == 1 || n % 7 == 0);
         std::string text;
         for (int r : f) text += " " + std::to_string(r);
         EXPECT(std::count(f.begin(), f.end(), 2) == (lone_two ? 1 : 0), "line ", n, " at radix 4: radices", text);

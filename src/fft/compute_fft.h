@@ -59,8 +59,9 @@ public:
     /// The plan of a line of `length` (any fast size, sizes.h) with stage radices near `max_radix`
     /// (4, 8 or 16) and at most `max_threads` threads: powers of two as `max_radix` allows, then
     /// 3, 5 and 7, the small ones merged (2 x 3 = 6, 3 x 3 = 9, 2 x 5 = 10, 4 x 3 = 12: at most 12
-    /// elements a thread) where `max_radix` is at least 8; below it a mixed line's stray 2 takes a
-    /// 3 into a 6, else a 4 into an 8 (3000 as 6 4 5 5 5, 1000 as 8 5 5 5). Every transform starts
+    /// elements a thread) where `max_radix` is at least 8; below it the stray 2 of a mixed line
+    /// whose power of two is 8 or more and which has no 7 takes a 3 into a 6, else a 4 into an 8
+    /// (3000 as 6 4 5 5 5, 1000 as 8 5 5 5; line_radices()). Every transform starts
     /// and the inverses end with an even radix: the columns' untangle and tangle pair elements y
     /// and y + N/2 in one butterfly.
     static LinePlan plan_line(int length, int max_radix, int max_threads);
