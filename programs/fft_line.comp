@@ -61,7 +61,8 @@
 // workgroups of the columns' step B along the pairs first, below), KERNEL_STEP_ORDER (1: the
 // kernel's spectrum with its rows in step B's order, multiply()), WIDTH and HEIGHT (M and N),
 // TWIDDLE_BUFFER (1: the storage buffer is bound), H_SOURCE and H_TARGET (1: row pairs in
-// neighbouring rows, below), UNIT_ROOTS (the constants W_n^m, n <= 16, made
+// neighbouring rows, below), SOURCE_TRANSPOSED and TARGET_TRANSPOSED (1: that texture holds texel
+// (x, y) at (y, x), texel_at()), UNIT_ROOTS (the constants W_n^m, n <= 16, made
 // in double on the CPU), the stage calls FORWARD_TRANSFORM /
 // INVERSE_TRANSFORM with their first and last radices, and one of each group:
 //   ROWS (line a < N/2: image rows a and a + N/2 as one complex line, Eq. 7), COLUMNS (line p:
@@ -304,12 +305,18 @@ void get(int round, int at, inout vec4 re, inout vec4 im) {
 #endif
 }
 
+// Texel (x, y) of a texture stored transposed (SOURCE_TRANSPOSED, TARGET_TRANSPOSED: a transposed
+// filter's image side and H, ComputeFft::transposed()) lies at (y, x), so that a line along x is
+// stored down a column of the texture: NVIDIA's 32-byte sector holds one texel of two neighbouring
+// rows, so a row stored alone fills half of each, and a column whole ones.
+ivec2 texel_at(int x, int y, bool transposed) { return transposed ? ivec2(y, x) : ivec2(x, y); }
 vec4 fetch(sampler2DRect tex, int x, int y) { return texelFetch(tex, ivec2(x, y)); }
+vec4 source(int x, int y) { return texelFetch(u_src, texel_at(x, y, SOURCE_TRANSPOSED != 0)); }
 // Slot q of folded element v (all of v unfolded) to this phase's channels of texel (x, y).
 void store(int x, int y, vec4 v, int q) {
     if (!line_active()) return;
 #if FOLD == 1 || defined(CHANNEL_PAIRS)
-    imageStore(u_dst, ivec2(x, y), v);
+    imageStore(u_dst, texel_at(x, y, TARGET_TRANSPOSED != 0), v);
 #else
 #if defined(ROWS)
     uint at = uint(y) * uint(M) + uint(x), plane = uint(M) * uint(N);   // the lanes of a warp: neighbouring x
@@ -728,30 +735,30 @@ const int FULL = L * SUBLINES * FOLD;   // the whole line's length
 void line_element(int a, int v, out vec4 re, out vec4 im) {
 #if defined(LOAD_ROW_PAIR)
     // Real part from row a, imaginary part from row a + N/2 (2a and 2a + 1: H_SOURCE).
-    re = fetch(u_src, v, re_row(a, SOURCE_NEIGHBOURING));
-    im = fetch(u_src, v, im_row(a, SOURCE_NEIGHBOURING));
+    re = source(v, re_row(a, SOURCE_NEIGHBOURING));
+    im = source(v, im_row(a, SOURCE_NEIGHBOURING));
 #elif defined(LOAD_ROW_CHANNELS)
     // Row a's channel pairs R + iG and B + iA (the image's, or the columns' H in that layout):
     // components .xy of the folded slot (place()).
-    vec4 t = fetch(u_src, v, a);
+    vec4 t = source(v, a);
     re = vec4(t.x, t.z, 0.0, 0.0);
     im = vec4(t.y, t.w, 0.0, 0.0);
 #elif defined(LOAD_SPECTRUM) && defined(PAIR0)
     // F(0, v) + i F(M/2, v) (Eq. 7).
     vec4 ar, ai, br, bi;
     int w = remainder(N - v, N);
-    real_column(fetch(u_src, 0, v), fetch(u_src, 0, w), v, ar, ai);
-    real_column(fetch(u_src, M / 2, v), fetch(u_src, M / 2, w), v, br, bi);
+    real_column(source(0, v), source(0, w), v, ar, ai);
+    real_column(source(M / 2, v), source(M / 2, w), v, br, bi);
     re = ar - bi;
     im = ai + br;
 #elif defined(LOAD_SPECTRUM) || defined(LOAD_COLUMN_PAIR)
     // F(M - p, v) = A[p][v] + i A[M-p][v]; pair 0: columns 0 and M/2.
 #if defined(PAIR0)
-    re = fetch(u_src, 0, v);
-    im = fetch(u_src, M / 2, v);
+    re = source(0, v);
+    im = source(M / 2, v);
 #else
-    re = fetch(u_src, a, v);
-    im = fetch(u_src, M - a, v);
+    re = source(a, v);
+    im = source(M - a, v);
 #endif
 #else
 #error "fft_line.comp: no LOAD_ variant"
@@ -768,20 +775,20 @@ void line_pair(int a, int y, out vec4 lo_r, out vec4 lo_i, out vec4 hi_r, out ve
     // times 1/M: elements y and y + N/2 read the same four texels.
     int yr = re_row(y, SOURCE_NEIGHBOURING), yi = im_row(y, SOURCE_NEIGHBOURING);
 #if defined(PAIR0)
-    lo_r = u_scale * fetch(u_src, 0, yr);        // H(0)
-    hi_r = u_scale * fetch(u_src, 0, yi);
-    lo_i = u_scale * fetch(u_src, M / 2, yr);    // H(M/2)
-    hi_i = u_scale * fetch(u_src, M / 2, yi);
+    lo_r = u_scale * source(0, yr);        // H(0)
+    hi_r = u_scale * source(0, yi);
+    lo_i = u_scale * source(M / 2, yr);    // H(M/2)
+    hi_i = u_scale * source(M / 2, yi);
 #elif H_SOURCE == 2
-    untangle_channels(fetch(u_src, a, y), fetch(u_src, M - a, y), lo_r, lo_i);
-    untangle_channels(fetch(u_src, a, y + N / 2), fetch(u_src, M - a, y + N / 2), hi_r, hi_i);
+    untangle_channels(source(a, y), source(M - a, y), lo_r, lo_i);
+    untangle_channels(source(a, y + N / 2), source(M - a, y + N / 2), hi_r, hi_i);
     lo_r *= u_scale;
     lo_i *= u_scale;
     hi_r *= u_scale;
     hi_i *= u_scale;
 #else
-    vec4 hr = fetch(u_src, M - a, yr), hi = fetch(u_src, M - a, yi);   // H(M - p)
-    vec4 gr = fetch(u_src, a, yr), gi = fetch(u_src, a, yi);           // H(p)
+    vec4 hr = source(M - a, yr), hi = source(M - a, yi);   // H(M - p)
+    vec4 gr = source(a, yr), gi = source(a, yi);           // H(p)
     lo_r = 0.5 * u_scale * (hr + gr);
     lo_i = 0.5 * u_scale * (hi - gi);
     hi_r = 0.5 * u_scale * (hi + gi);

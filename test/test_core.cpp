@@ -1056,6 +1056,72 @@ TEST(row_tails_match_fftw) {
     }
 }
 
+// Filters as the transposed problem (FftOptions::compute_transpose, ComputeFft::transposed()): a
+// transform of N x M fetches the image's columns as its rows and stores its rows' results (H) and
+// the output transposed, so that every dispatch stores down its target's columns. The rule, sizes
+// with each route (whole rows, rows as channel pairs, four-step rows and columns, a row tail, mixed
+// lengths, tall and wide), a batch bit for bit against single filters, the forward (not
+// transposed) unchanged, and the options that keep a filter as it is. A build storing the output without the swap fails every filter
+// here (relative error 1.3 at 48x40).
+TEST(transposed_filters_match_fftw) {
+    // The GPU row's rule (longest whole line 4096, above 4096): columns of 4100-8192, multiples of 4.
+    for (auto [height, yes] : {std::pair{8192, true}, {6000, true}, {4100, true}, {4096, false}, {16384, false}, {6002, false}, {1080, false}})
+        EXPECT(ComputeFft::transposes_columns(height, 4096, 4096) == yes, "columns of ", height, ": transposed ", !yes);
+    EXPECT(!ComputeFft::transposes_columns(8192, 4096, 0), "the software row transposes nothing");
+    test::context();
+    if (!ComputeFft::supported()) return;
+    const struct {
+        Size size;
+        int max_line, tail;
+    } cases[] = {{{64, 32}, 0, 0}, {{48, 40}, 0, 0}, {{40, 48}, 0, 0}, {{30, 28}, 0, 0}, {{20, 24}, 16, 0},
+                 {{12, 60}, 16, 0}, {{64, 256}, 16, 0}, {{24, 90}, 0, 5}};
+    for (auto [size, max_line, tail] : cases) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        o.compute_transpose = 1;
+        o.compute_max_line = max_line;
+        o.compute_row_tail = tail;
+        const Size s = size;
+        const std::string at = "transposed " + std::to_string(s.m) + "x" + std::to_string(s.n) + " max-line " + std::to_string(max_line);
+        auto* fft = compute_fft(s, o, at);
+        if (!fft) continue;
+        EXPECT(fft->transposed() && fft->kernel_size() == (std::array<int, 2>{s.n, s.m}) && fft->reorders_kernel(), at, ": not transposed");
+        int tails = 0;
+        for (const std::string& d : fft->describe_dispatches()) {
+            EXPECT(d.rfind("transposed ", 0) == 0, at, ": ", d);
+            tails += d.find("(tail)") != std::string::npos;
+        }
+        EXPECT(tails == (tail > 0 ? 2 : 0), at, ": ", tails, " tail dispatches");
+        expect_filter_matches_fftw(at, *fft, s);
+        expect_forward_and_back_match_fftw(at, *fft, s);
+        // A batch of two, bit for bit the single filters.
+        const std::vector<float> kernel = test::random_image(s, 7 + s.m);
+        Filter filter(*fft, kernel);
+        std::vector<Texture> in;
+        std::vector<RenderTarget> out;
+        for (unsigned i = 0; i < 2; ++i) {
+            in.emplace_back(s.m, s.n);
+            in.back().upload(test::random_image(s, 50 + i).data());
+            out.emplace_back(s.m, s.n);
+        }
+        filter.apply({&in[0], &in[1]}, {&out[0], &out[1]});
+        const std::vector<float> first = out[0].download(), second = out[1].download();
+        filter.apply(in[1], out[0]);
+        EXPECT(out[0].download() == second, at, ": a batch's second image differs from the same image filtered alone");
+        filter.apply(in[0], out[1]);
+        EXPECT(out[1].download() == first, at, ": a batch's first image differs from the same image filtered alone");
+    }
+    // Off, by default on this GL (the software row), and where lines fold: not transposed.
+    for (int setting : {-1, 0, 2}) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        o.compute_transpose = setting == 2 ? 1 : setting;
+        if (setting == 2) o.compute_max_line = 16, o.compute_fold = 2;
+        auto* fft = compute_fft({32, 24}, o, "transpose " + std::to_string(setting));
+        EXPECT(fft && !fft->transposed() && fft->kernel_size() == (std::array<int, 2>{32, 24}), "setting ", setting, ": transposed");
+    }
+}
+
 // Composite radices whose factors are coprime (6, 10, 12, 14, 15; dft()'s split a x b with its
 // twiddles between the small DFTs), each first, in the middle and last, on rows (row pairs) and
 // columns (the untangled loads, the filter's inverse from registers), whole lines, the four-step

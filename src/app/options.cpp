@@ -153,6 +153,14 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          "each, 2 (halves) or 4 (quarters), step A in step B's loads; 0 or 1\n"
          "(default): whole",
          set_power(fft.compute_tail_split, "--compute-tail-split")},
+        {"compute-transpose", 0, "on|off",
+         "compute backend: filters as the transposed problem, every dispatch\n"
+         "storing its lines down the columns of its target (on), or never (off);\n"
+         "default: as measured on the device",
+         set([&fft](const std::string& v) {
+             if (v != "on" && v != "off") throw UsageError("--compute-transpose must be on or off");
+             fft.compute_transpose = v == "on" ? 1 : -1;
+         })},
         {"compute-split", 0, "[AXIS:]L1",
          "compute backend, for tuning: lines longer than --compute-max-line split\n"
          "as L1 x L2 (step A's length first, even) where L2 fits, on both axes or,\n"

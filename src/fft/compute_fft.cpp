@@ -392,7 +392,10 @@ int ComputeFft::radix_for(int option) {
 bool ComputeFft::supported() { return GLEW_VERSION_4_3 || GLEW_ARB_compute_shader; }
 
 ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftOptions& options)
-    : Fft2D(width, height, options.storage), programs_(programs), options_(options) {
+    : ComputeFft(programs, width, height, options, false) {}
+
+ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftOptions& options, bool transposed_io)
+    : Fft2D(width, height, options.storage), programs_(programs), options_(options), transposed_io_(transposed_io) {
     radix_for(options.compute_radix);
     parse_plans(options.compute_plan);  // a bad option fails before any GL call (plans_ below)
     check_fft_size(width, height);
@@ -408,7 +411,17 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
     // hold some channels of a texel, its tangle needs all four).
     channel_rows_ = fold(width) == 1 && fold(height) == 1 && channel_line(width, longest_line(options, *tuning_)) &&
                     shared_bytes(width / 2, 1, 1, 0) <= shared_bytes_;
-    slot(0);
+    // Filters as the transposed problem where asked or measured faster (its rows, our columns,
+    // whole channel pairs one a workgroup), and no line folds (a folded phase's parts lie along
+    // its lines).
+    const bool measured = transposes_columns(height, longest_line(options, *tuning_), tuning_->transpose_columns_above) &&
+                          shared_bytes(height / 2, 1, 1, 0) <= shared_bytes_;
+    const bool transpose = !transposed_io && fold(width) == 1 && fold(height) == 1 &&
+                           (options.compute_transpose > 0 || (options.compute_transpose == 0 && measured));
+    // Filtering transposed, the transform has intermediates and programs of its own; this one's
+    // forward and inverse make theirs on first use.
+    if (transpose) transposed_.reset(new ComputeFft(programs, height, width, options, true));
+    else slot(0);
     // Folded lines: the phases before the last keep 4 / F floats a texel each, F - 1 planes of M x N.
     for (int length : {width, height})
         if (const int f = fold(length); f > 1) {
@@ -429,11 +442,14 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
         }
     // Compile every program now (as forward, inverse and filter run them, into RGBA32F results),
     // side by side where the driver compiles in parallel: a driver that rejects one fails here
-    // with its log.
+    // with its log. Filtering transposed, the transposed problem's transform has compiled what
+    // filters run; a transposed problem's transform only filters (and makes the kernel's spectrum).
+    if (transposed_) return;
     RenderTarget result(1, 1);
+    std::vector<std::vector<Pass>> all = {forward_passes(result.texture(), result), filter_passes(result.texture(), result)};
+    if (!transposed_io_) all.push_back(inverse_passes(result.texture(), result));
     std::vector<ProgramSpec> specs;
-    for (const std::vector<Pass>& passes : {forward_passes(result.texture(), result), inverse_passes(result.texture(), result),
-                                            filter_passes(result.texture(), result)})
+    for (const std::vector<Pass>& passes : all)
         for (const Dispatch& d : dispatches(passes)) specs.push_back(spec(d));
     programs_.prepare(specs);
     check_gl("setting up the compute FFT");
@@ -735,6 +751,8 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "SHARED_TWIDDLES " + std::to_string(s.shared_twiddles ? 1 : 0),
         "H_SOURCE " + std::to_string(rows_layout(d.source)),
         "H_TARGET " + std::to_string(rows_layout(d.target)),
+        "SOURCE_TRANSPOSED " + std::to_string(stored_transposed(d.source, d.axis) ? 1 : 0),
+        "TARGET_TRANSPOSED " + std::to_string(stored_transposed(d.target, d.axis) ? 1 : 0),
         "FORWARD_TRANSFORM " + stage_calls(forward, s.length, "-1.0", s.forward_buffer),
         "FORWARD_FIRST " + std::to_string(forward.front()),
         "FORWARD_LAST " + std::to_string(forward.back()),
@@ -752,13 +770,38 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     return ProgramSpec{"", "fft_line.comp", defines, false};
 }
 
+bool ComputeFft::transposes_columns(int height, int most, int above) {
+    return above > 0 && height > above && channel_line(height, most);
+}
+
+bool ComputeFft::stored_transposed(const Texture* t, Axis axis) const {
+    if (!transposed_io_) return false;
+    bool h = false, between = false;
+    for (const Intermediates& i : slots_) {
+        h = h || t == &i.rows_out.texture();
+        between = between || t == &i.rows_out.texture() || t == &i.columns_out.texture() || t == &i.scratch.texture();
+    }
+    return h || (axis == Axis::Rows && !between);
+}
+
 bool ComputeFft::reorders_kernel() const {
+    if (transposed_) return true;
     if (axis_split(Axis::Columns).size() != 2) return false;  // whole columns: no step B
     const Dispatch b{Axis::Columns, false, 2, Load::ColumnPair, Transform::Filter, Store::ColumnPair, nullptr, nullptr, 1, 1, "B"};
     return shape(b).bands;
 }
 
-void ComputeFft::reorder_kernel(const Texture& spectrum, RenderTarget& kernel) {
+std::array<int, 2> ComputeFft::kernel_size() const { return transposed_ ? std::array<int, 2>{height_, width_} : Fft2D::kernel_size(); }
+
+void ComputeFft::reorder_kernel(const Texture& impulse, const Texture& spectrum, RenderTarget& kernel) {
+    if (transposed_) {
+        // The transposed problem's spectrum of the impulse response (its forward fetches the image
+        // transposed), reordered for its own filter where that reads it so.
+        if (!transposed_->reorders_kernel()) return transposed_->forward(impulse, kernel);
+        RenderTarget plain(height_, width_, Storage::Float32);
+        transposed_->forward(impulse, plain);
+        return transposed_->reorder_kernel(impulse, plain.texture(), kernel);
+    }
     if (!reorders_kernel()) return;
     const std::vector<int> parts = axis_split(Axis::Columns);
     const GlProgram& p = programs_.get({"", "kernel_order.comp",
@@ -859,6 +902,10 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
 
 std::vector<std::string> ComputeFft::describe_dispatches() const {
     std::vector<std::string> lines;
+    if (transposed_) {
+        for (const std::string& line : transposed_->describe_dispatches()) lines.push_back("transposed " + line);
+        return lines;
+    }
     RenderTarget result(1, 1);
     for (const Dispatch& d : dispatches(filter_passes(result.texture(), result))) {
         Shape s = shape(d);
@@ -883,7 +930,8 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
 const ComputeFft::Prepared& ComputeFft::prepared(const Dispatch& d) {
     const auto key = std::make_tuple(static_cast<int>(d.axis), d.pair0, d.step, static_cast<int>(d.load), static_cast<int>(d.transform),
                                      static_cast<int>(d.store), d.filter_tail, d.line_begin, d.line_end, rows_layout(d.source),
-                                     rows_layout(d.target), half(*d.target));
+                                     rows_layout(d.target), half(*d.target), stored_transposed(d.source, d.axis),
+                                     stored_transposed(d.target, d.axis));
     auto at = prepared_.find(key);
     if (at == prepared_.end()) at = prepared_.emplace(key, Prepared{shape(d), &programs_.get(spec(d))}).first;
     return at->second;
@@ -1028,7 +1076,9 @@ const char* ComputeFft::define_of(Store s) {
 
 const ComputeFft::Intermediates& ComputeFft::slot(size_t i) {
     while (slots_.size() <= i) {
-        Intermediates made{RenderTarget(width_, height_, options_.storage), RenderTarget(width_, height_, options_.storage), {}};
+        // H stored transposed in a transposed problem's transform (stored_transposed()).
+        Intermediates made{RenderTarget(transposed_io_ ? height_ : width_, transposed_io_ ? width_ : height_, options_.storage),
+                           RenderTarget(width_, height_, options_.storage), {}};
         if (axis_split(Axis::Rows).size() > 1 || axis_split(Axis::Columns).size() > 1)
             made.scratch = RenderTarget(width_, height_, options_.storage);
         slots_.push_back(std::move(made));
@@ -1063,15 +1113,17 @@ std::vector<ComputeFft::Pass> ComputeFft::filter_passes(const Texture& image, Re
 }
 
 void ComputeFft::forward(const Texture& image, RenderTarget& spectrum, Profile* profile) {
+    slot(0);  // made on first use where filters run transposed
     run({forward_passes(image, spectrum)}, nullptr, profile);
 }
 
 void ComputeFft::inverse(const Texture& spectrum, RenderTarget& image, Profile* profile) {
+    slot(0);
     run({inverse_passes(spectrum, image)}, nullptr, profile);
 }
 
 void ComputeFft::filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out, Profile* profile) {
-    run({filter_passes(image, out)}, &kernel_spectrum, profile);
+    filter_images({&image}, kernel_spectrum, {&out}, profile);
 }
 
 void ComputeFft::filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, const std::vector<RenderTarget*>& outs,
@@ -1079,6 +1131,18 @@ void ComputeFft::filter_batch(const std::vector<const Texture*>& images, const T
     // Folded lines share one parts buffer: one image after the other (the base checks the batch).
     if (fold(width_) > 1 || fold(height_) > 1) return Fft2D::filter_batch(images, kernel_spectrum, outs, profile);
     check_batch(images, outs, width_, height_);
+    filter_images(images, kernel_spectrum, outs, profile);
+}
+
+void ComputeFft::filter_images(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, const std::vector<RenderTarget*>& outs,
+                               Profile* profile) {
+    if (transposed_) {
+        transposed_->filter_images(images, kernel_spectrum, outs, profile);
+        // Its rows are the image's columns: say so (--pass-costs, the race's dispatches).
+        if (profile)
+            for (std::string& label : profile->pass_labels) label = "transposed " + label;
+        return;
+    }
     std::vector<std::vector<Pass>> batch;
     for (size_t i = 0; i < images.size(); ++i) {
         slot(i);

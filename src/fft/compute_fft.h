@@ -9,8 +9,10 @@
 #include "fft/sizes.h"
 #include "gl/buffer.h"
 
+#include <array>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -35,8 +37,22 @@ public:
                       const std::vector<RenderTarget*>& outs, Profile* profile = nullptr) override;
     /// True where a filter's columns take the four-step route with one sub-line a workgroup in
     /// step B (Shape::bands): its multiply then reads the kernel's rows in step B's order.
+    /// Also true where filters run transposed (transposed()): the kernel's spectrum is then the
+    /// transposed problem's, made from the impulse response by its forward.
     bool reorders_kernel() const override;
-    void reorder_kernel(const Texture& spectrum, RenderTarget& kernel) override;
+    void reorder_kernel(const Texture& impulse, const Texture& spectrum, RenderTarget& kernel) override;
+    std::array<int, 2> kernel_size() const override;
+    /// Whether filters run as the transposed problem (FftOptions::compute_transpose): a transform
+    /// of N x M whose rows are the image's columns, fetched from the image and stored into the
+    /// output transposed, with H (the rows' results) stored transposed too. Every dispatch then
+    /// stores its lines down its target's columns: on the H200 a copy along rows storing down
+    /// columns moved 2.3x the bytes a second of one storing along rows at 4096^2 and 8192^2
+    /// (src/README.md, "Transposed filters").
+    bool transposed() const { return transposed_ != nullptr; }
+    /// The device row's rule (ComputeTuning::transpose_columns_above: `above`, 0 never): filters
+    /// of images `height` tall run transposed where those columns, the transposed problem's rows,
+    /// are longer than `above` and channel pairs (channel_line()) with lines up to `most` whole.
+    static bool transposes_columns(int height, int most, int above);
     std::string name() const override { return "compute"; }
     using Fft2D::forward;
     using Fft2D::inverse;
@@ -134,6 +150,16 @@ public:
     std::vector<std::string> describe_dispatches() const;
 
 private:
+    /// The transposed problem's transform (transposed()): `transposed_io` marks its image side
+    /// and H as stored transposed (stored_transposed()).
+    ComputeFft(ProgramCache& programs, int width, int height, const FftOptions& options, bool transposed_io);
+    /// Whether `t`, read or written by a dispatch along `axis`, holds texel (x, y) at (y, x)
+    /// (fft_line.comp's SOURCE_TRANSPOSED, TARGET_TRANSPOSED): in the transposed problem's
+    /// transform, H and the rows' image side (the caller's image and output); else never.
+    bool stored_transposed(const Texture* t, Axis axis) const;
+    /// The filter of each image into its output, the batch checked by the caller.
+    void filter_images(const std::vector<const Texture*>& images, const Texture& kernel_spectrum,
+                       const std::vector<RenderTarget*>& outs, Profile* profile);
     /// How fft_line.comp reads its lines (LOAD_*): row pairs of a real image, the untangled row
     /// spectra's columns, a spectrum's columns, or the four-step intermediates (row or column pairs).
     /// RowChannels: one image row as two complex channel pairs (channel_rows()).
@@ -273,7 +299,9 @@ private:
     std::vector<GLuint> unfinished_reads_;
     /// prepared(), by what shape() and spec() read of a dispatch: its fields, and its textures'
     /// row layouts and storage (rows_layout(), half()).
-    std::map<std::tuple<int, bool, int, int, int, int, bool, int, int, int, int, bool>, Prepared> prepared_;
+    std::map<std::tuple<int, bool, int, int, int, int, bool, int, int, int, int, bool, bool, bool>, Prepared> prepared_;
+    bool transposed_io_ = false;             // this is a transposed problem's transform (stored_transposed())
+    std::unique_ptr<ComputeFft> transposed_;  // transposed(): the transform that filters
 };
 
 }  // namespace gpufft

@@ -63,12 +63,15 @@ public:
     /// Whether filter() reads the kernel's spectrum in an order of its own, made by
     /// reorder_kernel() from a forward() result (the compute backend's long columns, ComputeFft).
     virtual bool reorders_kernel() const { return false; }
-    /// `spectrum` (a forward() result) into `kernel` in the order filter() reads it; where
-    /// reorders_kernel() is false, nothing to do.
-    virtual void reorder_kernel(const Texture& spectrum, RenderTarget& kernel) {
+    /// `spectrum` (the forward() of `impulse`) into `kernel` (kernel_size()) in the order
+    /// filter() reads it; where reorders_kernel() is false, nothing to do.
+    virtual void reorder_kernel(const Texture& impulse, const Texture& spectrum, RenderTarget& kernel) {
+        (void)impulse;
         (void)spectrum;
         (void)kernel;
     }
+    /// The width and height of reorder_kernel()'s result.
+    virtual std::array<int, 2> kernel_size() const { return {width_, height_}; }
     /// The filter as a fragment-pass plan, for accounting (Table 1); null where the backend has none.
     virtual const Plan* filter_plan() const { return nullptr; }
     virtual std::string name() const = 0;

@@ -18,7 +18,7 @@ void Filter::set_impulse_response(const Texture& impulse_response) {
     if (impulse_response.width() != fft_.width() || impulse_response.height() != fft_.height())
         throw std::invalid_argument("the impulse response must have the transform's size");
     fft_.forward(impulse_response, spectrum_);
-    reorder();
+    reorder(impulse_response);
 }
 
 void Filter::set_impulse_response(const std::vector<float>& impulse_response) {
@@ -26,13 +26,14 @@ void Filter::set_impulse_response(const std::vector<float>& impulse_response) {
         throw std::invalid_argument("the impulse response must have the transform's size");
     fft_.input().upload(impulse_response.data());
     fft_.forward(fft_.input(), spectrum_);
-    reorder();
+    reorder(fft_.input());
 }
 
-void Filter::reorder() {
+void Filter::reorder(const Texture& impulse_response) {
     if (!fft_.reorders_kernel()) return;
-    if (!reordered_) reordered_.emplace(fft_.width(), fft_.height(), Storage::Float32);
-    fft_.reorder_kernel(spectrum_.texture(), *reordered_);
+    const std::array<int, 2> size = fft_.kernel_size();
+    if (!reordered_) reordered_.emplace(size[0], size[1], Storage::Float32);
+    fft_.reorder_kernel(impulse_response, spectrum_.texture(), *reordered_);
 }
 
 void Filter::apply(const Texture& frame, RenderTarget& out, Profile* profile) {

@@ -36,7 +36,7 @@ public:
     const Texture& kernel() const { return reordered_ ? reordered_->texture() : spectrum_.texture(); }
 
 private:
-    void reorder();
+    void reorder(const Texture& impulse_response);
 
     Fft2D& fft_;
     RenderTarget spectrum_;

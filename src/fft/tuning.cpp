@@ -52,8 +52,12 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // The 3000 columns as 6 5 5 5 4 (750 threads) against the planner's 6 4 5 5 5 (600): 3000^2
         // 0.958x in one race, 0.975x against 6 4 5 5 5 with 750 in another; 6000's rows (3000-point
         // channel pairs) lost 5% so, its columns gained 2%: the columns alone (H200, 2026-11-26).
+        // Filters transposed where the image's columns are whole channel-pair lines of more than
+        // 4096 (one a workgroup): 8192^2 0.912x, 6000^2 0.911x, 2048x8192 0.829x; elsewhere they
+        // lost or tied (4096^2 1.023x, 2048x1024 1.206x, 1920x1080 1.117x, 8192x2048 0.987x,
+        // 3000^2 0.974x; 16384^2, its rows four-step, 2.34x) (H200, 2026-11-26, one race each).
         "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1152,
-        "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5,columns:3000:6x5x5x5x4", 512, 4, 2048};
+        "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5,columns:3000:6x5x5x5x4", 512, 4, 2048, 4096};
     return software_rasterizer ? software : gpu;
 }
 

@@ -37,6 +37,10 @@ struct ComputeTuning {
     /// with an even L1; ComputeFft::column_split()); 0: the halves, quarters or square root of
     /// ComputeFft::split_line().
     int column_step_b_longest = 0;
+    /// Filters run as the transposed problem (ComputeFft::transposed(): every dispatch stores down
+    /// its target's columns) where the image's columns, the transposed problem's rows, are longer
+    /// than this and whole channel-pair lines (one a workgroup: 6000, 8192); 0: never.
+    int transpose_columns_above = 0;
 };
 
 /// The row for a software rasterizer (software_renderer() in fft2d.h) or for a GPU.

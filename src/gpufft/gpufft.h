@@ -143,6 +143,10 @@ struct FftOptions {
     /// mirror sub-lines fit a workgroup); elsewhere, and 0 (default): the planner's split.
     int compute_row_split = 0;
     int compute_column_split = 0;
+    /// Compute backend: 1 filters the transposed problem, every dispatch storing its lines down
+    /// the columns of the textures it writes (the image's columns first, the output stored
+    /// transposed back), -1 never; 0 (auto): as the device's measurements say (ComputeTuning).
+    int compute_transpose = 0;
     /// Compute backend: line plans chosen for tuning, comma-separated: "LENGTH:RxRx...[/THREADS]",
     /// the forward stages' radices (2-10, 12, 14, 15, 16; the first even) of lines of that length
     /// and the threads a line (default: one round a stage), on both axes, or with "rows:" or
@@ -153,7 +157,8 @@ struct FftOptions {
     /// Every field, for ordering (caches keyed by options) and comparison.
     auto fields() const {
         return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_fold, compute_fuse,
-                        compute_row_tail, compute_tail_split, compute_row_split, compute_column_split, compute_plan);
+                        compute_row_tail, compute_tail_split, compute_row_split, compute_column_split, compute_transpose,
+                        compute_plan);
     }
     bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
     bool operator==(const FftOptions& o) const { return fields() == o.fields(); }

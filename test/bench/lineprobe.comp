@@ -28,8 +28,14 @@ void save(ivec2 p, vec4 v) { dst[index(p)] = v; }
 #else
 layout(binding = 0) uniform sampler2DRect u_src;
 layout(rgba32f, binding = 0) uniform writeonly image2DRect u_dst;
-vec4 load(ivec2 p) { return texelFetch(u_src, p); }
-void save(ivec2 p, vec4 v) { imageStore(u_dst, p, v); }
+// INTERLEAVE K > 1: textures of WIDTH / K x HEIGHT K, texel (x, y) at (x / K, y K + x % K), so that
+// K neighbouring texels of a row lie in one column of K texture rows (NVIDIA's 32-byte sector
+// holds one texel of two neighbouring rows).
+// The source and the target each their own K (INTERLEAVE_SRC, INTERLEAVE_DST).
+// TRANSPOSE_SRC, TRANSPOSE_DST: that texture holds texel (x, y) at (y, x) (square textures).
+ivec2 texel(ivec2 p, int k, bool t) { p = t ? p.yx : p; return k > 1 ? ivec2(p.x / k, p.y * k + p.x % k) : p; }
+vec4 load(ivec2 p) { return texelFetch(u_src, texel(p, INTERLEAVE_SRC, TRANSPOSE_SRC != 0)); }
+void save(ivec2 p, vec4 v) { imageStore(u_dst, texel(p, INTERLEAVE_DST, TRANSPOSE_DST != 0), v); }
 #endif
 #if SHARED_VEC4S > 0
 // Occupancy as a line dispatch's: shared memory that only limits the workgroups an SM holds.
@@ -41,7 +47,10 @@ const int LINE_BLOCKS = (AXIS_LINES + C - 1) / C;
 const int SUB_BLOCKS = (SUBLINES + G / C - 1) / (G / C);
 
 ivec2 at(int line, int along, bool mirror) {
-#if COLUMNS
+#if COLUMNS && ALIGNED
+    // Columns from 0, mirrored at M - 1 - x: neighbouring pairs then fill whole interleaved columns.
+    return ivec2(mirror ? WIDTH - 1 - line : line, along);
+#elif COLUMNS
     return ivec2(mirror ? WIDTH - 1 - line : 1 + line, along);
 #else
     return ivec2(along, mirror ? line + HEIGHT / 2 : line);

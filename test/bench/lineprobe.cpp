@@ -10,7 +10,10 @@
 // 1: along sub-lines), mirror (0|1: also the mirror column M - x or row y + N/2), count (lines
 // across the axis), buffer (1: linear storage buffers instead of the textures), tw and th (with
 // buffer=1: the buffers in tiles of tw x th texels, each tile's rows one after another), shared (an
-// occupancy of that many KB of shared memory a workgroup). Without patterns: the four-step,
+// occupancy of that many KB of shared memory a workgroup), il (K > 1: the textures interleaved, texel
+// (x, y) at (x / K, y K + x % K) of a SIZE / K x SIZE K texture; ilin and ilout: the source's and
+// the target's alone), aligned (1: columns from 0, mirrored at SIZE - 1 - x), tin and tout (1: the
+// source or the target holds texel (x, y) at (y, x)). Without patterns: the four-step,
 // whole-line and channel-row patterns of SIZE.
 #include "app/cli.h"
 #include "base/parse.h"
@@ -43,7 +46,7 @@ Pattern parse_pattern(const std::string& text, int size) {
     p.name = text.substr(0, colon);
     p.text = text;
     p.v = {{"axis", 1}, {"len", size}, {"stride", 1}, {"step", size}, {"subs", 1}, {"lines", 1}, {"pairs", 1},
-           {"elems", 4}, {"order", 1}, {"mirror", 1}, {"count", -1}, {"buffer", 0}, {"tw", 0}, {"th", 0}, {"shared", 0}};
+           {"elems", 4}, {"order", 1}, {"mirror", 1}, {"count", -1}, {"buffer", 0}, {"tw", 0}, {"th", 0}, {"shared", 0}, {"il", 1}, {"ilin", 0}, {"ilout", 0}, {"aligned", 0}, {"tin", 0}, {"tout", 0}};
     std::stringstream items(text.substr(colon + 1));
     std::string item;
     while (std::getline(items, item, ',')) {
@@ -56,7 +59,12 @@ Pattern parse_pattern(const std::string& text, int size) {
     }
     if ((p.v["tw"] > 0) != (p.v["th"] > 0) || (p.v["tw"] > 0 && (!p.v["buffer"] || size % p.v["tw"] || size % p.v["th"])))
         throw UsageError("pattern '" + text + "': tw and th together, with buffer=1, each dividing the size");
-    if (p.v["count"] < 0) p.v["count"] = p.v["axis"] ? size / 2 - 1 : (p.v["mirror"] ? size / 2 : size);
+    for (const char* key : {"ilin", "ilout"})
+        if (!p.v[key]) p.v[key] = p.v["il"];
+    for (const char* key : {"ilin", "ilout"})
+        if (p.v[key] < 1 || size % p.v[key] || (p.v[key] > 1 && p.v["buffer"]))
+            throw UsageError("pattern '" + text + "': il, ilin and ilout dividing the size, without buffer=1");
+    if (p.v["count"] < 0) p.v["count"] = p.v["axis"] ? size / 2 - 1 + p.v["aligned"] : (p.v["mirror"] ? size / 2 : size);
     return p;
 }
 
@@ -105,13 +113,16 @@ int main(int argc, char** argv) {
         HeadlessContext context;
         ProgramCache programs;
         std::printf("lineprobe on %s: %dx%d RGBA32F, median of timer queries, GB/s against %.0f\n", describe_gl().c_str(), size, size, peak);
-        Texture src(size, size);
-        RenderTarget dst(size, size);
+        // One pair of textures per interleave the patterns ask for (il: SIZE / K x SIZE K).
+        std::map<int, std::pair<Texture, RenderTarget>> textures;
+        for (Pattern& p : patterns)
+            for (int k : {p.v["ilin"], p.v["ilout"]})
+                if (!textures.count(k)) textures.try_emplace(k, Texture(size / k, size * k), RenderTarget(size / k, size * k));
         // Every texel distinct, so that a check (sizes up to 1024) sees each pattern copy what its
         // bytes count, each texel once.
         std::vector<float> texels(static_cast<size_t>(size) * size * 4);
         for (size_t k = 0; k < texels.size(); ++k) texels[k] = static_cast<float>(k / 4 + 1);
-        src.upload(texels.data());
+        for (auto& [k, pair] : textures) pair.first.upload(texels.data());
         // The same texels in linear storage buffers, where a pattern asks for them (buffer=1) and
         // the GL's largest storage block holds a whole texture.
         const bool wanted = std::any_of(patterns.begin(), patterns.end(), [](Pattern& p) { return p.v["buffer"] != 0; });
@@ -137,7 +148,10 @@ int main(int argc, char** argv) {
                 "STRIDE " + std::to_string(v["stride"]), "LINES " + std::to_string(v["lines"]), "PAIRS " + std::to_string(v["pairs"]),
                 "THREADS " + std::to_string(threads), "ELEMENTS " + std::to_string(v["elems"]), "ORDER " + std::to_string(v["order"]),
                 "MIRROR " + std::to_string(v["mirror"]), "GROUP_SIZE " + std::to_string(threads * v["lines"]),
-                "BUFFER " + std::to_string(v["buffer"]), "TILE_W " + std::to_string(v["tw"]), "TILE_H " + std::to_string(v["th"]), "SHARED_VEC4S " + std::to_string(v["shared"] * 64)};
+                "BUFFER " + std::to_string(v["buffer"]), "TILE_W " + std::to_string(v["tw"]), "TILE_H " + std::to_string(v["th"]), "SHARED_VEC4S " + std::to_string(v["shared"] * 64),
+                "INTERLEAVE_SRC " + std::to_string(v["ilin"]),
+                "INTERLEAVE_DST " + std::to_string(v["ilout"]), "ALIGNED " + std::to_string(v["aligned"]),
+                "TRANSPOSE_SRC " + std::to_string(v["tin"]), "TRANSPOSE_DST " + std::to_string(v["tout"])};
             const GlProgram& prog = programs.get({"", "lineprobe.comp", defines, false});
             const long long line_blocks = (v["count"] + v["pairs"] - 1) / v["pairs"];
             const int per_group = v["lines"] / v["pairs"];
@@ -146,6 +160,8 @@ int main(int argc, char** argv) {
                 std::printf("%-18s skipped: %zu bytes, the GL's largest storage block %lld\n", p.name.c_str(), bytes_all, static_cast<long long>(max_block));
                 continue;
             }
+            Texture& src = textures.at(v["ilin"]).first;
+            RenderTarget& dst = textures.at(v["ilout"]).second;
             prog.use();
             glActiveTexture(GL_TEXTURE0);
             glBindTexture(GL_TEXTURE_RECTANGLE, src.id());
@@ -165,7 +181,7 @@ int main(int argc, char** argv) {
             }
             dispatch();
             const double elements = (v["mirror"] + 1) * double(v["count"]) * v["subs"] * v["len"];
-            if (size <= 1024) {
+            if (size <= 1024 && v["ilin"] == v["ilout"] && v["tin"] == v["tout"]) {
                 std::vector<float> out = dst.download();
                 if (v["buffer"]) dst_buffer.read(out.data(), bytes_all);
                 long long copied = 0;
