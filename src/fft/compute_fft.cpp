@@ -670,11 +670,14 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     return s;
 }
 
-int ComputeFft::rows_layout(const Texture* t) const {
-    const bool between = std::any_of(slots_.begin(), slots_.end(), [t](const Intermediates& i) {
-        return t == &i.rows_out.texture() || t == &i.columns_out.texture() || t == &i.scratch.texture();
+bool ComputeFft::intermediate(const Texture* t, bool h_only) const {
+    return std::any_of(slots_.begin(), slots_.end(), [t, h_only](const Intermediates& i) {
+        return t == &i.rows_out.texture() || (!h_only && (t == &i.columns_out.texture() || t == &i.scratch.texture()));
     });
-    if (!between) return 0;
+}
+
+int ComputeFft::rows_layout(const Texture* t) const {
+    if (!intermediate(t)) return 0;
     if (channel_rows_) return 2;
     // Neighbouring rows only where the rows take the four-step route: its row steps' warps each
     // cover one row (their lanes neighbouring sub-lines, along x). Whole rows of up to 2048 already
@@ -775,13 +778,7 @@ bool ComputeFft::transposes_columns(int height, int most, int above) {
 }
 
 bool ComputeFft::stored_transposed(const Texture* t, Axis axis) const {
-    if (!transposed_io_) return false;
-    bool h = false, between = false;
-    for (const Intermediates& i : slots_) {
-        h = h || t == &i.rows_out.texture();
-        between = between || t == &i.rows_out.texture() || t == &i.columns_out.texture() || t == &i.scratch.texture();
-    }
-    return h || (axis == Axis::Rows && !between);
+    return transposed_io_ && (intermediate(t, true) || (axis == Axis::Rows && !intermediate(t)));
 }
 
 bool ComputeFft::reorders_kernel() const {

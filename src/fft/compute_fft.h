@@ -233,6 +233,8 @@ private:
     std::vector<int> split(int length, Axis axis) const;
     /// split() of the axis's lines: rows as channel pairs whole.
     std::vector<int> axis_split(Axis axis) const;
+    /// Whether `t` is one of the textures between dispatches (slots_), or with `h_only` an H.
+    bool intermediate(const Texture* t, bool h_only = false) const;
     /// How the rows lie in `t` (fft_line.comp's H_SOURCE and H_TARGET): 0 as row pairs N/2 apart
     /// (the image, the output, and everything where rows are whole); in the textures between
     /// dispatches, 1 row pairs in neighbouring rows where the rows take the four-step route, 2
