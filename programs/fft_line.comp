@@ -81,6 +81,9 @@
 //   STORE_SPECTRUM     Eq. 10 times u_gain (pair 0: untangled again, Eq. 9)
 //   STORE_COLUMN_PAIR  as LOAD_COLUMN_PAIR
 //   STORE_ROW_PAIRS    a column line's inverse as tangled row pairs H, for the inverse row pass
+//   STORE_TANGLED      a filter's step B of columns in halves, each element tangled alone into H's
+//                      channel-pair layout; the inverse rows then take its step A inverse (two
+//                      points) in their loads (TAIL_IN_LOADS): three dispatches a filter
 //   CHANNEL_PAIRS      rows whose row pair would fill a workgroup alone, or not fit one (ROWS,
 //                      FOLD 2, one phase): line a is image row a alone, its four real channels
 //                      packed as two complex ones (R + iG, B + iA: Eq. 7 across channels), a texel
@@ -740,7 +743,15 @@ void line_element(int a, int v, out vec4 re, out vec4 im) {
 #elif defined(LOAD_ROW_CHANNELS)
     // Row a's channel pairs R + iG and B + iA (the image's, or the columns' H in that layout):
     // components .xy of the folded slot (place()).
+#if defined(TAIL_IN_LOADS)
+    // A filter's last column step, step A inverse of two points (FILTER_TAIL), here: row
+    // a = n2 + (N/2) n1 of the columns' inverse is y_0(n2) + (-1)^n1 y_1(n2), step B's sub-line
+    // k1 at rows k1 N/2 + n2, each element tangled already (STORE_TANGLED).
+    int n2 = remainder(a, N / 2);
+    vec4 t = a < N / 2 ? source(v, n2) + source(v, n2 + N / 2) : source(v, n2) - source(v, n2 + N / 2);
+#else
     vec4 t = source(v, a);
+#endif
     re = vec4(t.x, t.z, 0.0, 0.0);
     im = vec4(t.y, t.w, 0.0, 0.0);
 #elif defined(LOAD_SPECTRUM) && defined(PAIR0)
@@ -1031,6 +1042,25 @@ void store_result(int last) {
             store(re_column, v, gain * xr[e], q);
             store(im_column, v, gain * xi[e], q);
         }
+    }
+#elif defined(STORE_TANGLED)
+    // A filter's step B whose step A inverse the inverse rows do in their loads (TAIL_IN_LOADS):
+    // each element of its sub-line, where the forward's came from, tangled alone into H's
+    // channel-pair layout (H_TARGET 2) as STORE_ROW_PAIRS would tangle it after step A: the
+    // butterfly's coefficients (+1, -1) are real, so it passes through the tangle. Pair 0: the
+    // real part at column 0, the imaginary part at M/2.
+    for (int e = 0; e < R; ++e) {
+        if (!holds(e, last)) continue;
+        int v = out_position(output_at(e, last), 0);
+#if defined(PAIR0)
+        store(0, v, xr[e], 0);
+        store(M / 2, v, xi[e], 0);
+#else
+        vec4 lo, hi;
+        tangle_channels(xr[e], xi[e], lo, hi);
+        store(M - a, v, hi, 0);
+        store(a, v, lo, 0);
+#endif
     }
 #elif defined(STORE_ROW_PAIRS)
     // The inverse column transform c_p(y) as tangled row pairs H_r(u) = F_r(u) + i F_(r+N/2)(u):

@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
-#                                        warpline smemline layouts batch sizes sizes_variants plans waves fuse split bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        warpline smemline layouts batch sizes sizes_variants plans waves fuse split halves fusetail bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -161,6 +161,19 @@ if has split; then  # the columns' split (the GPU row's column_step_b_longest: s
         --repeat 5 --sizes 16384
     TAIL=6 run split_12000 timeout 150 bin/fftcompare --backend compute --race "default;default+split=columns:120" --repeat 5 --sizes 12000
     TAIL=8 run split_8192 timeout 150 bin/fftcompare --backend compute --race "default;default+split=columns:2" --repeat 5 --sizes 8192,6000
+fi
+if has halves; then  # long columns in fused halves (the GPU row's column_halves: 4800, 6000) against the
+                     # 2048-point step B, one race a size (the filters transposed where the rule says)
+    for s in ${HALVES_SIZES:-6000 4800x6000 6000x4800 4320x6000 5760x6000 8192}; do
+        TAIL=4 run "halves_$s" timeout 200 bin/fftcompare --backend compute --race "default;default+split=columns:2;default+split=columns:4" \
+            --repeat 5 --sizes "$s"
+    done
+fi
+if has fusetail; then  # a filter's last column step in the inverse rows' loads (--compute-fuse-tail, off
+                       # by default until this race says), where the columns split in halves
+    TAIL=10 run fusetail timeout 500 bin/fftcompare --backend compute \
+        --race "default;default+fuse-tail=on;default+split=columns:2+fuse-tail=on" --repeat 5 \
+        --sizes "${FUSETAIL_SIZES:-6000,4800x6000,8192,6144,7680x4320}"
 fi
 if has tails; then  # whole row passes' tails (ComputeFft::row_tail): the auto rule against none and fixed
                    # tails, one race (queued ms, each dispatch's us)

@@ -122,6 +122,25 @@ void expect_filter_matches_fftw(const std::string& what, Fft2D& fft, Size s) {
 }
 
 // `fft`'s forward transform matches FFTW's r2c, and its inverse takes the spectrum back.
+// A batch of two images (random from `seed` on) filtered by a kernel (random from `kernel_seed`),
+// bit for bit the same images filtered alone.
+void expect_batch_matches_singles(const std::string& what, Fft2D& fft, Size s, unsigned kernel_seed, unsigned seed) {
+    Filter filter(fft, test::random_image(s, kernel_seed));
+    std::vector<Texture> in;
+    std::vector<RenderTarget> out;
+    for (unsigned i = 0; i < 2; ++i) {
+        in.emplace_back(s.m, s.n);
+        in.back().upload(test::random_image(s, seed + i).data());
+        out.emplace_back(s.m, s.n);
+    }
+    filter.apply({&in[0], &in[1]}, {&out[0], &out[1]});
+    const std::vector<float> first = out[0].download(), second = out[1].download();
+    filter.apply(in[1], out[0]);
+    EXPECT(out[0].download() == second, what, ": a batch's second image differs from the same image filtered alone");
+    filter.apply(in[0], out[1]);
+    EXPECT(out[1].download() == first, what, ": a batch's first image differs from the same image filtered alone");
+}
+
 void expect_forward_and_back_match_fftw(const std::string& what, Fft2D& fft, Size s) {
     std::vector<float> image = test::random_image(s, 3 + s.m + s.n);
     std::vector<float> spectrum = fft.forward(image), back = fft.inverse(spectrum);
@@ -560,20 +579,29 @@ TEST(compute_split_takes_the_asked_split) {
 }
 
 // The GPU row's long columns: step B's sub-lines of at most 2048 points, the longest with an even
-// step A (H200, 2026-11-25: tuning.cpp); the software row keeps split_line()'s halves and quarters.
+// step A, but the halves at the lengths it lists (H200, 2026-11-25 and 26: tuning.cpp); the
+// software row keeps split_line()'s halves and quarters.
 TEST(gpu_row_splits_long_columns_at_2048) {
-    EXPECT(compute_tuning(false).column_step_b_longest == 2048 && compute_tuning(true).column_step_b_longest == 0,
-           "step B's longest: GPU ", compute_tuning(false).column_step_b_longest, ", software ", compute_tuning(true).column_step_b_longest);
+    const ComputeTuning &gpu = compute_tuning(false), &software = compute_tuning(true);
+    EXPECT(gpu.column_step_b_longest == 2048 && software.column_step_b_longest == 0 && std::string(gpu.column_halves) == "4800,6000" &&
+               std::string(software.column_halves).empty(),
+           "step B's longest: GPU ", gpu.column_step_b_longest, ", software ", software.column_step_b_longest, "; halves: GPU ",
+           gpu.column_halves, ", software ", software.column_halves);
     struct Case {
         int length;
+        std::string halves;
         std::vector<int> parts;
     };
-    for (const Case& c : {Case{4096, {4096}}, Case{6000, {4, 1500}}, Case{8192, {4, 2048}}, Case{12000, {6, 2000}},
-                          Case{12288, {6, 2048}}, Case{16384, {8, 2048}}, Case{10000, {8, 1250}}, Case{8194, {}}}) {
-        const std::vector<int> parts = ComputeFft::column_split(c.length, 4096, 2048);
+    for (const Case& c : {Case{4096, "", {4096}}, Case{6000, "", {4, 1500}}, Case{8192, "", {4, 2048}}, Case{12000, "", {6, 2000}},
+                          Case{12288, "", {6, 2048}}, Case{16384, "", {8, 2048}}, Case{10000, "", {8, 1250}}, Case{8194, "", {}},
+                          Case{6000, gpu.column_halves, {2, 3000}}, Case{4800, gpu.column_halves, {2, 2400}},
+                          Case{4320, gpu.column_halves, {4, 1080}}, Case{8192, gpu.column_halves, {4, 2048}},
+                          Case{4096, "4096", {4096}}, Case{12000, "12000", {6, 2000}}, Case{8194, "8194", {}},
+                          Case{6000, "600,60000,6000", {2, 3000}}}) {
+        const std::vector<int> parts = ComputeFft::column_split(c.length, 4096, 2048, c.halves);
         std::string got;
         for (int p : parts) got += std::to_string(p) + " ";
-        EXPECT(parts == c.parts, c.length, ": split as ", got.empty() ? "nothing" : got);
+        EXPECT(parts == c.parts, c.length, " (halves '", c.halves, "'): split as ", got.empty() ? "nothing" : got);
     }
 }
 
@@ -1094,22 +1122,7 @@ TEST(transposed_filters_match_fftw) {
         EXPECT(tails == (tail > 0 ? 2 : 0), at, ": ", tails, " tail dispatches");
         expect_filter_matches_fftw(at, *fft, s);
         expect_forward_and_back_match_fftw(at, *fft, s);
-        // A batch of two, bit for bit the single filters.
-        const std::vector<float> kernel = test::random_image(s, 7 + s.m);
-        Filter filter(*fft, kernel);
-        std::vector<Texture> in;
-        std::vector<RenderTarget> out;
-        for (unsigned i = 0; i < 2; ++i) {
-            in.emplace_back(s.m, s.n);
-            in.back().upload(test::random_image(s, 50 + i).data());
-            out.emplace_back(s.m, s.n);
-        }
-        filter.apply({&in[0], &in[1]}, {&out[0], &out[1]});
-        const std::vector<float> first = out[0].download(), second = out[1].download();
-        filter.apply(in[1], out[0]);
-        EXPECT(out[0].download() == second, at, ": a batch's second image differs from the same image filtered alone");
-        filter.apply(in[0], out[1]);
-        EXPECT(out[1].download() == first, at, ": a batch's first image differs from the same image filtered alone");
+        expect_batch_matches_singles(at, *fft, s, 7 + s.m, 50);
     }
     // Off, by default on this GL (the software row), and where lines fold: not transposed.
     for (int setting : {-1, 0, 2}) {
@@ -1120,6 +1133,88 @@ TEST(transposed_filters_match_fftw) {
         auto* fft = compute_fft({32, 24}, o, "transpose " + std::to_string(setting));
         EXPECT(fft && !fft->transposed() && fft->kernel_size() == (std::array<int, 2>{32, 24}), "setting ", setting, ": transposed");
     }
+}
+
+// With --compute-fuse-tail on, a filter whose rows are channel pairs and whose columns split in
+// fused halves leaves its last column step (the two-point step A inverse) to the inverse rows'
+// loads: step B stores each element tangled alone (STORE_TANGLED), and the filter takes three
+// dispatches (four with pair 0's). Each such filter matches FFTW: square, mixed (28 = 2 x 14, a
+// 7), transposed, and a batch of two bit for bit the single filters (each image its own scratch).
+// Where the columns do not split in halves (quarters), or the rows are row pairs, the tail stays.
+TEST(column_tail_in_the_inverse_rows_loads) {
+    test::context();
+    if (!ComputeFft::supported()) return;
+    const struct {
+        Size size;
+        int transpose;
+        bool fused;
+    } cases[] = {{{32, 32}, -1, true}, {{24, 28}, -1, true}, {{28, 24}, 1, true}, {{32, 64}, -1, false}, {{8, 32}, -1, false}};
+    for (const auto& c : cases) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        o.compute_max_line = 16;
+        o.compute_fuse_tail = 1;
+        o.compute_transpose = c.transpose;
+        const Size s = c.size;
+        const std::string at = "fused tail " + std::to_string(s.m) + "x" + std::to_string(s.n) + (c.transpose > 0 ? " transposed" : "");
+        auto* fft = compute_fft(s, o, at);
+        if (!fft) continue;
+        int in_loads = 0, tails = 0;
+        const std::vector<std::string> all = fft->describe_dispatches();
+        for (const std::string& d : all) {
+            in_loads += d.find("step A inverse (2 points) in its loads") != std::string::npos;
+            tails += d.find(" A' ") != std::string::npos || d.find(" A':") != std::string::npos;
+        }
+        EXPECT(in_loads == (c.fused ? 1 : 0) && (!c.fused || (tails == 0 && all.size() == 4)), at, ": ", in_loads,
+               " rows taking the tail, ", tails, " tail dispatches of ", all.size());
+        expect_filter_matches_fftw(at, *fft, s);
+        if (!c.fused) continue;
+        expect_forward_and_back_match_fftw(at, *fft, s);
+        expect_batch_matches_singles(at, *fft, s, 5 + s.m, 60);
+    }
+}
+
+// Where filters run transposed, the kernel is the transposed problem's forward of the impulse
+// response, so a Filter makes the M x N spectrum only when spectrum() is first asked for: until
+// then it compiles none of this transform's forward programs. Asked for, the spectrum is the
+// forward of the impulse response as it was given, though the caller's texture changed since,
+// and the filter's results stay bit for bit those of a filter made from that impulse response.
+TEST(transposed_filter_makes_its_spectrum_when_asked) {
+    test::context();
+    if (!ComputeFft::supported()) return;
+    ProgramCache cache;
+    FftOptions o;
+    o.backend = Backend::Compute;
+    o.compute_transpose = 1;
+    const Size s{40, 48};
+    ComputeFft fft(cache, s.m, s.n, o);
+    EXPECT(fft.transposed() && !fft.kernel_reads_spectrum(), "40x48 with --compute-transpose on: not transposed");
+    const std::vector<float> kernel = test::random_image(s, 11);
+    Texture impulse(s.m, s.n), frame(s.m, s.n);
+    impulse.upload(kernel.data());
+    frame.upload(test::random_image(s, 13).data());
+    Filter filter(fft, impulse);
+    impulse.upload(test::random_image(s, 12).data());  // the caller's texture changes
+    RenderTarget out(s.m, s.n);
+    filter.apply(frame, out);
+    const std::vector<float> filtered = out.download();
+    const size_t programs = cache.size();
+    const std::vector<float> spectrum = filter.spectrum().download();
+    EXPECT(cache.size() > programs, "the spectrum's forward was compiled before spectrum() asked for it (", programs, " programs)");
+    Texture original(s.m, s.n);
+    original.upload(kernel.data());
+    RenderTarget expected(s.m, s.n);
+    fft.forward(original, expected);
+    EXPECT(spectrum == expected.download(), "spectrum() is not the forward of the impulse response as given");
+    filter.apply(frame, out);
+    EXPECT(out.download() == filtered, "the filter changed once its spectrum was made");
+    Filter fresh(fft, kernel);
+    fresh.apply(frame, out);
+    EXPECT(out.download() == filtered, "a filter made from the impulse response's floats filters otherwise");
+    // Not transposed: the spectrum is made with the kernel, as before.
+    o.compute_transpose = -1;
+    ComputeFft plain(cache, s.m, s.n, o);
+    EXPECT(plain.kernel_reads_spectrum(), "not transposed, yet the kernel skips the spectrum");
 }
 
 // Composite radices whose factors are coprime (6, 10, 12, 14, 15; dft()'s split a x b with its

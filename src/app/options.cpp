@@ -79,6 +79,13 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
         };
     };
     // --compute-fold and --compute-fuse: 0, 1, 2 or 4.
+    // on: 1, off: -1 (0, auto, is the default).
+    auto set_on_off = [&set](int& field, const std::string& name) {
+        return set([&field, name](const std::string& v) {
+            if (v != "on" && v != "off") throw UsageError(name + " must be on or off");
+            field = v == "on" ? 1 : -1;
+        });
+    };
     auto set_power = [&set](int& field, const std::string& name) {
         return set([&field, name](const std::string& v) {
             field = parse_int(v, name.c_str(), 0, 4);
@@ -157,10 +164,13 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          "compute backend: filters as the transposed problem, every dispatch\n"
          "storing its lines down the columns of its target (on), or never (off);\n"
          "default: as measured on the device",
-         set([&fft](const std::string& v) {
-             if (v != "on" && v != "off") throw UsageError("--compute-transpose must be on or off");
-             fft.compute_transpose = v == "on" ? 1 : -1;
-         })},
+         set_on_off(fft.compute_transpose, "--compute-transpose")},
+        {"compute-fuse-tail", 0, "on|off",
+         "compute backend: a filter's last column step (the two-point step A\n"
+         "inverse of columns split in halves, rows as channel pairs) in the inverse\n"
+         "rows' loads, three dispatches a filter (on), or a dispatch of its own\n"
+         "(off); default: as measured on the device (off until timed)",
+         set_on_off(fft.compute_fuse_tail, "--compute-fuse-tail")},
         {"compute-split", 0, "[AXIS:]L1",
          "compute backend, for tuning: lines longer than --compute-max-line split\n"
          "as L1 x L2 (step A's length first, even) where L2 fits, on both axes or,\n"

@@ -486,7 +486,8 @@ std::vector<int> ComputeFft::split(int length, Axis axis) const {
     std::vector<int> parts = split_line(length, longest, axis == Axis::Columns);
     // Long columns on a device whose row limits step B's sub-lines: the longest such, classic.
     if (axis == Axis::Columns && tuning_->column_step_b_longest > 0)
-        if (std::vector<int> short_b = column_split(length, longest, tuning_->column_step_b_longest); !short_b.empty()) parts = short_b;
+        if (std::vector<int> short_b = column_split(length, longest, tuning_->column_step_b_longest, tuning_->column_halves); !short_b.empty())
+            parts = short_b;
     // The option's split where it is one (an even L1 and an even L2 that fits).
     const int l1 = axis == Axis::Rows ? options_.compute_row_split : options_.compute_column_split;
     if (l1 && length > longest && length % l1 == 0 && length / l1 <= longest && (length / l1) % 2 == 0) parts = {l1, length / l1};
@@ -520,8 +521,14 @@ bool ComputeFft::channel_line(int length, int most) {
     return 2 * length > most && length % 4 == 0 && length / 2 <= most;
 }
 
-std::vector<int> ComputeFft::column_split(int length, int most, int step_b_longest) {
+std::vector<int> ComputeFft::column_split(int length, int most, int step_b_longest, const std::string& halves) {
     if (length <= most) return {length};
+    // Halves where measured faster (H200, 2026-11-26, transposed filters: 6000 0.911x and 0.932x
+    // 4 x 1500, 4800 0.915x 4 x 1200; but 8192 1.014x, 8000 1.075x, 6400 1.126x, 5000 1.026x:
+    // tuning.cpp).
+    if (length % 4 == 0 && length / 2 <= most)
+        for (const std::string& item : split_list(halves, ','))
+            if (!item.empty() && std::stoi(item) == length) return {2, length / 2};
     // Step B's sub-lines of 2048 points ran faster than longer ones and than shorter ones (H200,
     // 2026-11-25: 16384 as 8 x 2048 0.954x 4 x 4096, 16 x 1024 1.50x; tuning.cpp).
     for (int l2 = std::min(most, step_b_longest) & ~1; l2 >= 2; l2 -= 2)
@@ -767,10 +774,18 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     if (d.step == 1) defines.push_back("STEP_A");
     if (d.step == 2) defines.push_back("STEP_B");
     if (d.filter_tail) defines.push_back("FILTER_TAIL");
+    if (d.tail_in_loads) defines.push_back("TAIL_IN_LOADS");
     if (s.fused_a) defines.push_back("FUSED_A");
     if (d.pair0) defines.push_back("PAIR0");
     if (s.channel_pairs) defines.push_back("CHANNEL_PAIRS");
     return ProgramSpec{"", "fft_line.comp", defines, false};
+}
+
+bool ComputeFft::fuses_column_tail() const {
+    const bool wanted = options_.compute_fuse_tail > 0 || (options_.compute_fuse_tail == 0 && tuning_->fuse_column_tail);
+    if (!wanted || !channel_rows_) return false;
+    const std::vector<int> parts = axis_split(Axis::Columns);
+    return parts.size() == 2 && parts[0] == 2 && fused_step_a(parts, options_);
 }
 
 bool ComputeFft::transposes_columns(int height, int most, int above) {
@@ -790,16 +805,17 @@ bool ComputeFft::reorders_kernel() const {
 
 std::array<int, 2> ComputeFft::kernel_size() const { return transposed_ ? std::array<int, 2>{height_, width_} : Fft2D::kernel_size(); }
 
-void ComputeFft::reorder_kernel(const Texture& impulse, const Texture& spectrum, RenderTarget& kernel) {
+void ComputeFft::reorder_kernel(const Texture& impulse, const Texture* spectrum, RenderTarget& kernel) {
     if (transposed_) {
         // The transposed problem's spectrum of the impulse response (its forward fetches the image
         // transposed), reordered for its own filter where that reads it so.
         if (!transposed_->reorders_kernel()) return transposed_->forward(impulse, kernel);
         RenderTarget plain(height_, width_, Storage::Float32);
         transposed_->forward(impulse, plain);
-        return transposed_->reorder_kernel(impulse, plain.texture(), kernel);
+        return transposed_->reorder_kernel(impulse, &plain.texture(), kernel);
     }
     if (!reorders_kernel()) return;
+    if (!spectrum) throw std::invalid_argument("reordering the kernel needs the impulse response's spectrum");
     const std::vector<int> parts = axis_split(Axis::Columns);
     const GlProgram& p = programs_.get({"", "kernel_order.comp",
                                         {"WIDTH " + std::to_string(width_), "L1 " + std::to_string(parts[0]), "L2 " + std::to_string(parts[1])},
@@ -807,7 +823,7 @@ void ComputeFft::reorder_kernel(const Texture& impulse, const Texture& spectrum,
     // The spectrum was written by image stores (forward()).
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
     p.use();
-    bind(0, &spectrum);
+    bind(0, spectrum);
     glBindImageTexture(0, kernel.texture().id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     glDispatchCompute(static_cast<GLuint>((width_ + 15) / 16), static_cast<GLuint>((height_ + 15) / 16), 1);
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
@@ -819,6 +835,7 @@ void ComputeFft::reorder_kernel(const Texture& impulse, const Texture& spectrum,
 
 std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>& passes) const {
     std::vector<Dispatch> out;
+    const Texture* tail_for = nullptr;  // a filter's column output whose last step the inverse rows take (fuses_column_tail())
     for (const Pass& p : passes) {
         const bool rows = p.axis == Axis::Rows;
         std::vector<Dispatch> steps;
@@ -826,6 +843,11 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
         if (rows && channel_rows_) {  // the row passes' row pairs as channel pairs
             whole.load = Load::RowChannels;
             whole.store = Store::RowChannels;
+        }
+        if (rows && tail_for != nullptr && p.source == tail_for) {  // step B's sub-lines, step A inverse in the loads
+            whole.source = &slots_.at(static_cast<size_t>(p.slot)).scratch.texture();
+            whole.tail_in_loads = true;
+            tail_for = nullptr;
         }
         const std::vector<int> parts = axis_split(p.axis);
         // The four-step route's steps: complex lines as row or column pairs between them.
@@ -840,11 +862,17 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
             steps.push_back(whole);
         } else if (fused_step_a(parts, options_)) {
             // Step A in step B's loads: one dispatch from the pass's source to its target; a
-            // filter's ends with step A inverse (FILTER_TAIL), through the scratch target.
+            // filter's ends with step A inverse (FILTER_TAIL), through the scratch target, or
+            // leaves it to the inverse rows' loads (fuses_column_tail()).
             const bool filter = p.transform == Transform::Filter;
-            steps.push_back(step(2, p.load, p.transform, filter ? store_pair : p.store, p.source, filter ? scratch : p.target, p.scale,
-                                 p.gain, " B"));
-            if (filter) {
+            if (filter && !rows && fuses_column_tail()) {
+                steps.push_back(step(2, p.load, p.transform, Store::Tangled, p.source, scratch, p.scale, p.gain, " B"));
+                tail_for = p.target;
+            } else {
+                steps.push_back(step(2, p.load, p.transform, filter ? store_pair : p.store, p.source, filter ? scratch : p.target, p.scale,
+                                     p.gain, " B"));
+            }
+            if (filter && tail_for == nullptr) {
                 steps.push_back(step(1, load_pair, Transform::Inverse, p.store, scratch, p.target, 1, 1, " A'"));
                 steps.back().filter_tail = true;
             }
@@ -894,6 +922,7 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
             if (width_ / 2 > 1) out.push_back(d);
         }
     }
+    if (tail_for != nullptr) throw std::logic_error("a filter's last column step was left to inverse rows that do not follow");
     return out;
 }
 
@@ -919,14 +948,15 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
                         (s.fold > 1 && !s.channel_pairs ? ", folded: " + std::to_string(s.fold) + " channel phases" : "") +
                         (neighbouring_rows(d) ? ", row pairs in neighbouring rows" : "") +
                         (s.channel_pairs ? ", rows as channel pairs" : "") +
-                        (s.fused_a ? ", step A (" + std::to_string(s.sublines) + " points) in its loads" : ""));
+                        (s.fused_a ? ", step A (" + std::to_string(s.sublines) + " points) in its loads" : "") +
+                        (d.tail_in_loads ? ", the columns' step A inverse (2 points) in its loads" : ""));
     }
     return lines;
 }
 
 const ComputeFft::Prepared& ComputeFft::prepared(const Dispatch& d) {
     const auto key = std::make_tuple(static_cast<int>(d.axis), d.pair0, d.step, static_cast<int>(d.load), static_cast<int>(d.transform),
-                                     static_cast<int>(d.store), d.filter_tail, d.line_begin, d.line_end, rows_layout(d.source),
+                                     static_cast<int>(d.store), d.filter_tail, d.tail_in_loads, d.line_begin, d.line_end, rows_layout(d.source),
                                      rows_layout(d.target), half(*d.target), stored_transposed(d.source, d.axis),
                                      stored_transposed(d.target, d.axis));
     auto at = prepared_.find(key);
@@ -1037,7 +1067,7 @@ double ComputeFft::bytes_moved(const Dispatch& d, const Shape& s) {
     const double elements = static_cast<double>(s.line_count) * s.length * s.fold / (s.channel_pairs ? 2 : 1);
     auto texel = [](const Texture& t) { return half(t) ? 8.0 : 16.0; };
     const bool multiplies = d.transform == Transform::Filter;
-    return elements * 2 * (texel(*d.source) + texel(*d.target) + (multiplies ? 16.0 : 0.0));
+    return elements * 2 * ((d.tail_in_loads ? 2 : 1) * texel(*d.source) + texel(*d.target) + (multiplies ? 16.0 : 0.0));
 }
 
 const char* ComputeFft::define_of(Load l) {
@@ -1067,6 +1097,7 @@ const char* ComputeFft::define_of(Store s) {
         case Store::RowPairs: return "STORE_ROW_PAIRS";
         case Store::ColumnPair: return "STORE_COLUMN_PAIR";
         case Store::RowChannels: return "STORE_ROW_CHANNELS";
+        case Store::Tangled: return "STORE_TANGLED";
     }
     return "";
 }

@@ -40,7 +40,10 @@ public:
     /// Also true where filters run transposed (transposed()): the kernel's spectrum is then the
     /// transposed problem's, made from the impulse response by its forward.
     bool reorders_kernel() const override;
-    void reorder_kernel(const Texture& impulse, const Texture& spectrum, RenderTarget& kernel) override;
+    /// False where filters run transposed: the kernel is then the transposed problem's forward of
+    /// the impulse response, not a reordering of this transform's.
+    bool kernel_reads_spectrum() const override { return transposed_ == nullptr; }
+    void reorder_kernel(const Texture& impulse, const Texture* spectrum, RenderTarget& kernel) override;
     std::array<int, 2> kernel_size() const override;
     /// Whether filters run as the transposed problem (FftOptions::compute_transpose): a transform
     /// of N x M whose rows are the image's columns, fetched from the image and stored into the
@@ -123,6 +126,12 @@ public:
     /// channel_rows() for rows of `length` with lines up to `most` whole: longer than `most` / 2,
     /// a multiple of 4, and half of it at most `most`.
     static bool channel_line(int length, int most);
+    /// Whether a filter's last column step, the two-point step A inverse of columns in fused
+    /// halves, runs in the inverse rows' loads instead of a dispatch of its own
+    /// (FftOptions::compute_fuse_tail, ComputeTuning::fuse_column_tail): where the rows are channel
+    /// pairs, whose tangle (Eq. 7 across channels) is one element's alone, so step B can store
+    /// it, and the butterfly's real coefficients pass through it.
+    bool fuses_column_tail() const;
     /// fold_line() with this transform's options, where the GL has room for the parts buffer.
     int fold(int length) const;
     /// The parts buffer of lines folded `fold` times.
@@ -138,10 +147,11 @@ public:
     /// empty where none is.
     static std::vector<int> split_line(int length, int most, bool quarters);
     /// The columns' split where the device's row limits step B's sub-lines
-    /// (ComputeTuning::column_step_b_longest): lines up to `most` whole, longer ones as L1 x L2
-    /// with L2 the longest even length up to `step_b_longest` (and `most`) whose L1 is even and
-    /// fits; empty where none is.
-    static std::vector<int> column_split(int length, int most, int step_b_longest);
+    /// (ComputeTuning::column_step_b_longest): lines up to `most` whole, lengths listed in `halves`
+    /// (ComputeTuning::column_halves, comma-separated) as 2 x L/2 where L/2 fits and is even,
+    /// longer ones as L1 x L2 with L2 the longest even length up to `step_b_longest` (and `most`)
+    /// whose L1 is even and fits; empty where none is.
+    static std::vector<int> column_split(int length, int most, int step_b_longest, const std::string& halves = "");
     /// The lengths this backend takes on this context (every fast size, multiples of 4 where a
     /// line takes two dispatches) and their cost: the memory traffic of one dispatch per step,
     /// plus the threads' butterfly work (src/README.md, "Any FFT size").
@@ -167,7 +177,9 @@ private:
     enum class Transform { Forward, Inverse, Filter };
     /// How it writes them (STORE_*): row pairs, the compressed spectrum (Eq. 10), the row pairs an
     /// inverse column pass leaves, or the four-step intermediates.
-    enum class Store { RowPair, Spectrum, RowPairs, ColumnPair, RowChannels };
+    /// Tangled: a filter's step B whose step A inverse the inverse rows take in their loads
+    /// (fuses_column_tail()), each element tangled alone into H's channel-pair layout.
+    enum class Store { RowPair, Spectrum, RowPairs, ColumnPair, RowChannels, Tangled };
     static const char* define_of(Load l);
     static const char* define_of(Transform t);
     static const char* define_of(Store s);
@@ -204,6 +216,9 @@ private:
         /// A row tail's parts a row pair (tail_parts()): > 1, the tail takes its row pairs as that
         /// many sub-lines each, step A in step B's loads (step 2), one workgroup a sub-line.
         int tail_parts = 1;
+        /// Inverse rows that do a filter's last column step in their loads (fuses_column_tail()):
+        /// row a is y_0 + y_1 or y_0 - y_1 of step B's sub-lines at rows a mod N/2 and that + N/2.
+        bool tail_in_loads = false;
     };
     /// Geometry of a dispatch's program: lengths, threads, lines per workgroup, shared memory.
     struct Shape {
@@ -301,7 +316,7 @@ private:
     std::vector<GLuint> unfinished_reads_;
     /// prepared(), by what shape() and spec() read of a dispatch: its fields, and its textures'
     /// row layouts and storage (rows_layout(), half()).
-    std::map<std::tuple<int, bool, int, int, int, int, bool, int, int, int, int, bool, bool, bool>, Prepared> prepared_;
+    std::map<std::tuple<int, bool, int, int, int, int, bool, bool, int, int, int, int, bool, bool, bool>, Prepared> prepared_;
     bool transposed_io_ = false;             // this is a transposed problem's transform (stored_transposed())
     std::unique_ptr<ComputeFft> transposed_;  // transposed(): the transform that filters
 };

@@ -63,9 +63,14 @@ public:
     /// Whether filter() reads the kernel's spectrum in an order of its own, made by
     /// reorder_kernel() from a forward() result (the compute backend's long columns, ComputeFft).
     virtual bool reorders_kernel() const { return false; }
-    /// `spectrum` (the forward() of `impulse`) into `kernel` (kernel_size()) in the order
-    /// filter() reads it; where reorders_kernel() is false, nothing to do.
-    virtual void reorder_kernel(const Texture& impulse, const Texture& spectrum, RenderTarget& kernel) {
+    /// Whether reorder_kernel() reads the forward() of the impulse response; where it does not (it
+    /// makes the kernel from the impulse response alone: ComputeFft's transposed filters), a
+    /// Filter makes that spectrum only when asked for it.
+    virtual bool kernel_reads_spectrum() const { return true; }
+    /// `spectrum` (the forward() of `impulse`; null where kernel_reads_spectrum() is false) into
+    /// `kernel` (kernel_size()) in the order filter() reads it; where reorders_kernel() is false,
+    /// nothing to do.
+    virtual void reorder_kernel(const Texture& impulse, const Texture* spectrum, RenderTarget& kernel) {
         (void)impulse;
         (void)spectrum;
         (void)kernel;

@@ -4,20 +4,25 @@
 
 namespace gpufft {
 
-Filter::Filter(Fft2D& fft, const std::vector<float>& impulse_response)
-    : fft_(fft), spectrum_(fft.width(), fft.height(), Storage::Float32) {
-    set_impulse_response(impulse_response);
-}
+Filter::Filter(Fft2D& fft, const std::vector<float>& impulse_response) : fft_(fft) { set_impulse_response(impulse_response); }
 
-Filter::Filter(Fft2D& fft, const Texture& impulse_response)
-    : fft_(fft), spectrum_(fft.width(), fft.height(), Storage::Float32) {
-    set_impulse_response(impulse_response);
-}
+Filter::Filter(Fft2D& fft, const Texture& impulse_response) : fft_(fft) { set_impulse_response(impulse_response); }
 
 void Filter::set_impulse_response(const Texture& impulse_response) {
     if (impulse_response.width() != fft_.width() || impulse_response.height() != fft_.height())
         throw std::invalid_argument("the impulse response must have the transform's size");
-    fft_.forward(impulse_response, spectrum_);
+    if (fft_.reorders_kernel() && !fft_.kernel_reads_spectrum()) {
+        // The spectrum waits for spectrum(): keep the impulse response (the caller's texture may
+        // change before then).
+        spectrum_.reset();
+        if (!impulse_ || impulse_->texture().storage() != impulse_response.storage())
+            impulse_.emplace(fft_.width(), fft_.height(), impulse_response.storage());
+        copy_texture(impulse_response, impulse_->texture());
+    } else {
+        impulse_.reset();
+        if (!spectrum_) spectrum_.emplace(fft_.width(), fft_.height(), Storage::Float32);
+        fft_.forward(impulse_response, *spectrum_);
+    }
     reorder(impulse_response);
 }
 
@@ -25,15 +30,23 @@ void Filter::set_impulse_response(const std::vector<float>& impulse_response) {
     if (impulse_response.size() != static_cast<size_t>(fft_.width()) * static_cast<size_t>(fft_.height()) * 4)
         throw std::invalid_argument("the impulse response must have the transform's size");
     fft_.input().upload(impulse_response.data());
-    fft_.forward(fft_.input(), spectrum_);
-    reorder(fft_.input());
+    set_impulse_response(fft_.input());
+}
+
+const RenderTarget& Filter::spectrum() {
+    if (!spectrum_) {
+        spectrum_.emplace(fft_.width(), fft_.height(), Storage::Float32);
+        fft_.forward(impulse_->texture(), *spectrum_);
+        impulse_.reset();
+    }
+    return *spectrum_;
 }
 
 void Filter::reorder(const Texture& impulse_response) {
     if (!fft_.reorders_kernel()) return;
     const std::array<int, 2> size = fft_.kernel_size();
     if (!reordered_) reordered_.emplace(size[0], size[1], Storage::Float32);
-    fft_.reorder_kernel(impulse_response, spectrum_.texture(), *reordered_);
+    fft_.reorder_kernel(impulse_response, spectrum_ ? &spectrum_->texture() : nullptr, *reordered_);
 }
 
 void Filter::apply(const Texture& frame, RenderTarget& out, Profile* profile) {

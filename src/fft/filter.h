@@ -29,17 +29,21 @@ public:
     void apply(const std::vector<const Texture*>& frames, const std::vector<RenderTarget*>& outs, Profile* profile = nullptr);
     /// CPU convenience: uploads, filters, reads back.
     std::vector<float> apply(const std::vector<float>& image);
-    /// The impulse response's spectrum (Eq. 10's compressed layout).
-    const RenderTarget& spectrum() const { return spectrum_; }
+    /// The impulse response's spectrum (Eq. 10's compressed layout). Where the transform makes its
+    /// kernel from the impulse response alone (Fft2D::kernel_reads_spectrum() false: filters run
+    /// transposed), made on the first call, from a copy of the impulse response kept till then: a
+    /// filter that is only applied never compiles that forward nor holds its intermediates.
+    const RenderTarget& spectrum();
     /// What apply() multiplies by: the spectrum, or where the transform reads it in an order of its
     /// own (Fft2D::reorders_kernel), the spectrum so reordered.
-    const Texture& kernel() const { return reordered_ ? reordered_->texture() : spectrum_.texture(); }
+    const Texture& kernel() const { return reordered_ ? reordered_->texture() : spectrum_->texture(); }
 
 private:
     void reorder(const Texture& impulse_response);
 
     Fft2D& fft_;
-    RenderTarget spectrum_;
+    std::optional<RenderTarget> spectrum_;
+    std::optional<RenderTarget> impulse_;  ///< the impulse response till spectrum() is asked for, where the kernel does not need it
     std::optional<RenderTarget> reordered_;
 };
 

@@ -56,8 +56,15 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // 4096 (one a workgroup): 8192^2 0.912x, 6000^2 0.911x, 2048x8192 0.829x; elsewhere they
         // lost or tied (4096^2 1.023x, 2048x1024 1.206x, 1920x1080 1.117x, 8192x2048 0.987x,
         // 3000^2 0.974x; 16384^2, its rows four-step, 2.34x) (H200, 2026-11-26, one race each).
+        // With filters transposed, columns of 6000 and 4800 as fused halves (step A in step B's
+        // loads; 2 x 3000, 2 x 2400) against 4 x 1500 and 4 x 1200: 6000^2 0.911x and 0.912x,
+        // 6000x4800 0.932x, 4800x6000 0.915x and 0.926x; the other lengths raced lost or tied:
+        // 4320 0.967x then 0.995x, 4608 1.017x, 5000 1.026x, 5120 0.985x, 5400 1.026x, 5760
+        // 0.981x, 6144 0.994x, 6400 1.126x, 7200 1.073x, 7680 1.046x, 8000 1.075x, 8192 1.014x
+        // (H200, 2026-11-26, one race each, 3-5 rounds).
         "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1152,
-        "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5,columns:3000:6x5x5x5x4", 512, 4, 2048, 4096};
+        "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5,columns:3000:6x5x5x5x4", 512, 4, 2048,
+        "4800,6000", 4096};
     return software_rasterizer ? software : gpu;
 }
 

@@ -37,10 +37,17 @@ struct ComputeTuning {
     /// with an even L1; ComputeFft::column_split()); 0: the halves, quarters or square root of
     /// ComputeFft::split_line().
     int column_step_b_longest = 0;
+    /// Column lengths (comma-separated) that take the halves where they fit (step A, one radix-2
+    /// butterfly, in step B's loads) over `column_step_b_longest`'s split: measured per length,
+    /// no rule found (ComputeFft::column_split()).
+    const char* column_halves = "";
     /// Filters run as the transposed problem (ComputeFft::transposed(): every dispatch stores down
     /// its target's columns) where the image's columns, the transposed problem's rows, are longer
     /// than this and whole channel-pair lines (one a workgroup: 6000, 8192); 0: never.
     int transpose_columns_above = 0;
+    /// A filter's last column step (the halves' two-point step A inverse) in the inverse rows'
+    /// loads where the rows are channel pairs (ComputeFft::fuses_column_tail()).
+    bool fuse_column_tail = false;
 };
 
 /// The row for a software rasterizer (software_renderer() in fft2d.h) or for a GPU.

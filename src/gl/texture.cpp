@@ -96,6 +96,15 @@ void Texture::clear() {
     check_gl("clearing a texture");
 }
 
+void copy_texture(const Texture& from, const Texture& to) {
+    if (from.width() != to.width() || from.height() != to.height() || from.storage() != to.storage())
+        throw GlError("copying a texture: " + std::to_string(from.width()) + "x" + std::to_string(from.height()) + " into " +
+                      std::to_string(to.width()) + "x" + std::to_string(to.height()) + " of another size or storage");
+    if (!GLEW_VERSION_4_3 && !GLEW_ARB_copy_image) throw GlError("copying a texture needs GL 4.3 or ARB_copy_image");
+    glCopyImageSubData(from.id(), GL_TEXTURE_RECTANGLE, 0, 0, 0, 0, to.id(), GL_TEXTURE_RECTANGLE, 0, 0, 0, 0, from.width(), from.height(), 1);
+    check_gl("copying a texture");
+}
+
 Texture Texture::table(int width, const float* rgba) {
     Texture t(width, 1, Storage::Float32);
     t.upload(rgba);

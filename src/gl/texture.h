@@ -41,6 +41,10 @@ private:
     Storage storage_ = Storage::Float32;
 };
 
+/// Copies every texel of `from` into `to`, the same size and storage, on the GPU (GL 4.3's
+/// glCopyImageSubData); throws GlError where they differ or the GL lacks it.
+void copy_texture(const Texture& from, const Texture& to);
+
 /// Someone else's GL_TEXTURE_RECTANGLE (a caller's, through the public API) seen as a Texture the
 /// passes can read; never deleted here. Neither copied nor moved.
 class BorrowedTexture {

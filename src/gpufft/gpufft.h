@@ -147,6 +147,11 @@ struct FftOptions {
     /// the columns of the textures it writes (the image's columns first, the output stored
     /// transposed back), -1 never; 0 (auto): as the device's measurements say (ComputeTuning).
     int compute_transpose = 0;
+    /// Compute backend: 1 moves a filter's last column step (the two-point step A inverse of
+    /// columns split in halves, where the rows are channel pairs) into the inverse rows' loads,
+    /// so that the filter takes three dispatches, -1 never; 0 (auto): as the device's row says
+    /// (ComputeTuning::fuse_column_tail: not yet timed on a GPU, so never).
+    int compute_fuse_tail = 0;
     /// Compute backend: line plans chosen for tuning, comma-separated: "LENGTH:RxRx...[/THREADS]",
     /// the forward stages' radices (2-10, 12, 14, 15, 16; the first even) of lines of that length
     /// and the threads a line (default: one round a stage), on both axes, or with "rows:" or
@@ -158,7 +163,7 @@ struct FftOptions {
     auto fields() const {
         return std::tie(backend, storage, radix, computed_twiddles, compute_radix, compute_lines, compute_max_line, compute_fold, compute_fuse,
                         compute_row_tail, compute_tail_split, compute_row_split, compute_column_split, compute_transpose,
-                        compute_plan);
+                        compute_fuse_tail, compute_plan);
     }
     bool operator<(const FftOptions& o) const { return fields() < o.fields(); }
     bool operator==(const FftOptions& o) const { return fields() == o.fields(); }
@@ -249,7 +254,9 @@ public:
     TextureRef forward(TextureRef input);
     /// The image of a spectrum in that layout (forward()'s, or a texture of the caller) into `output`.
     void inverse(TextureRef spectrum, TextureRef output);
-    /// The kernel's spectrum in the same layout and scale: what the filter multiplies by.
+    /// The kernel's spectrum in the same layout and scale: what the filter multiplies by. Where the
+    /// compute backend filters the transposed problem (tall images: --compute-transpose), it
+    /// multiplies by that problem's spectrum instead, and this one is made on the first call.
     TextureRef kernel_spectrum() const;
 
     /// CPU convenience: a width x height image (row 0 the top, as Image) filtered as apply()

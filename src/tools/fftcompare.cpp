@@ -87,7 +87,7 @@ void apply_fft_option(FftOptions& fft, const std::string& name, const std::strin
 constexpr struct {
     const char* key;
     const char* value;
-} kRaceKeys[] = {{"lines", "G"}, {"radix", "R"}, {"fold", "F"}, {"fuse", "U"}, {"row-tail", "N|off"}, {"tail-split", "S"}, {"split", "S"}, {"max-line", "L"}, {"transpose", "on|off"}};
+} kRaceKeys[] = {{"lines", "G"}, {"radix", "R"}, {"fold", "F"}, {"fuse", "U"}, {"row-tail", "N|off"}, {"tail-split", "S"}, {"split", "S"}, {"max-line", "L"}, {"transpose", "on|off"}, {"fuse-tail", "on|off"}};
 
 /// "lines=G, radix=R, ..., split=S or max-line=L": the keys for --help and the parser's message.
 std::string race_keys() {
