@@ -748,7 +748,8 @@ void line_element(int a, int v, out vec4 re, out vec4 im) {
     // a = n2 + (N/2) n1 of the columns' inverse is y_0(n2) + (-1)^n1 y_1(n2), step B's sub-line
     // k1 at rows k1 N/2 + n2, each element tangled already (STORE_TANGLED).
     int n2 = remainder(a, N / 2);
-    vec4 t = a < N / 2 ? source(v, n2) + source(v, n2 + N / 2) : source(v, n2) - source(v, n2 + N / 2);
+    vec4 y0 = source(v, n2), y1 = source(v, n2 + N / 2);
+    vec4 t = a < N / 2 ? y0 + y1 : y0 - y1;
 #else
     vec4 t = source(v, a);
 #endif

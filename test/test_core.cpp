@@ -121,7 +121,6 @@ void expect_filter_matches_fftw(const std::string& what, Fft2D& fft, Size s) {
     }
 }
 
-// `fft`'s forward transform matches FFTW's r2c, and its inverse takes the spectrum back.
 // A batch of two images (random from `seed` on) filtered by a kernel (random from `kernel_seed`),
 // bit for bit the same images filtered alone.
 void expect_batch_matches_singles(const std::string& what, Fft2D& fft, Size s, unsigned kernel_seed, unsigned seed) {
@@ -141,6 +140,7 @@ void expect_batch_matches_singles(const std::string& what, Fft2D& fft, Size s, u
     EXPECT(out[1].download() == first, what, ": a batch's first image differs from the same image filtered alone");
 }
 
+// `fft`'s forward transform matches FFTW's r2c, and its inverse takes the spectrum back.
 void expect_forward_and_back_match_fftw(const std::string& what, Fft2D& fft, Size s) {
     std::vector<float> image = test::random_image(s, 3 + s.m + s.n);
     std::vector<float> spectrum = fft.forward(image), back = fft.inverse(spectrum);

@@ -78,14 +78,14 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
             if (chosen) *chosen = true;
         };
     };
-    // --compute-fold and --compute-fuse: 0, 1, 2 or 4.
-    // on: 1, off: -1 (0, auto, is the default).
+    // --compute-transpose and --compute-fuse-tail: on 1, off -1 (0, auto, is the default).
     auto set_on_off = [&set](int& field, const std::string& name) {
         return set([&field, name](const std::string& v) {
             if (v != "on" && v != "off") throw UsageError(name + " must be on or off");
             field = v == "on" ? 1 : -1;
         });
     };
+    // --compute-fold and --compute-fuse: 0, 1, 2 or 4.
     auto set_power = [&set](int& field, const std::string& name) {
         return set([&field, name](const std::string& v) {
             field = parse_int(v, name.c_str(), 0, 4);
