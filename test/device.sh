@@ -162,18 +162,19 @@ if has split; then  # the columns' split (the GPU row's column_step_b_longest: s
     TAIL=6 run split_12000 timeout 150 bin/fftcompare --backend compute --race "default;default+split=columns:120" --repeat 5 --sizes 12000
     TAIL=8 run split_8192 timeout 150 bin/fftcompare --backend compute --race "default;default+split=columns:2" --repeat 5 --sizes 8192,6000
 fi
-if has halves; then  # long columns in fused halves (the GPU row's column_halves: 4800, 6000) against the
+if has halves; then  # long columns in fused halves (the GPU row's column_halves: 4800, 6000; 4320, 5000,
+                     # 5120 and 5760 with the tail in the rows, column_halves_fused_tail) against the
                      # 2048-point step B, one race a size (the filters transposed where the rule says)
     for s in ${HALVES_SIZES:-6000 4800x6000 6000x4800 4320x6000 5760x6000 8192}; do
         TAIL=4 run "halves_$s" timeout 200 bin/fftcompare --backend compute --race "default;default+split=columns:2;default+split=columns:4" \
             --repeat 5 --sizes "$s"
     done
 fi
-if has fusetail; then  # a filter's last column step in the inverse rows' loads (--compute-fuse-tail, off
-                       # by default until this race says), where the columns split in halves
+if has fusetail; then  # a filter's last column step in the inverse rows' loads (--compute-fuse-tail, on
+                       # by default on a GPU) against a dispatch of its own, and 8192 in halves so
     TAIL=10 run fusetail timeout 500 bin/fftcompare --backend compute \
-        --race "default;default+fuse-tail=on;default+split=columns:2+fuse-tail=on" --repeat 5 \
-        --sizes "${FUSETAIL_SIZES:-6000,4800x6000,8192,6144,7680x4320}"
+        --race "default;default+fuse-tail=off;default+split=columns:2+fuse-tail=on" --repeat 5 \
+        --sizes "${FUSETAIL_SIZES:-6000,5000,4800x6000,8192,6144,7680x4320}"
 fi
 if has tails; then  # whole row passes' tails (ComputeFft::row_tail): the auto rule against none and fixed
                    # tails, one race (queued ms, each dispatch's us)

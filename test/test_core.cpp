@@ -603,6 +603,21 @@ TEST(gpu_row_splits_long_columns_at_2048) {
         for (int p : parts) got += std::to_string(p) + " ";
         EXPECT(parts == c.parts, c.length, " (halves '", c.halves, "'): split as ", got.empty() ? "nothing" : got);
     }
+    // Lengths whose halves won only with the filter's tail in the inverse rows' loads take them
+    // only so; the lengths that won alone take them either way.
+    EXPECT(gpu.fuse_column_tail && !software.fuse_column_tail && std::string(gpu.column_halves_fused_tail) == "4320,5000,5120,5760" &&
+               std::string(software.column_halves_fused_tail).empty(),
+           "tail in the rows: GPU ", gpu.fuse_column_tail, " (halves then ", gpu.column_halves_fused_tail, "), software ",
+           software.fuse_column_tail);
+    for (int length : {4320, 5000, 5120, 5760, 4800, 6000, 4608, 8192})
+        for (bool tail : {false, true}) {
+            const bool listed = length == 4800 || length == 6000 || (tail && length != 4608 && length != 8192);
+            const std::vector<int> parts = ComputeFft::column_split(length, 4096, 2048, ComputeFft::column_halves(gpu, tail));
+            EXPECT((parts == std::vector<int>{2, length / 2}) == listed, length, tail ? " with" : " without",
+                   " the tail in the rows: step A of ", parts.empty() ? 0 : parts[0]);
+        }
+    EXPECT(ComputeFft::column_halves(software, true).empty() && ComputeFft::column_halves(gpu, false) == "4800,6000",
+           "halves: software ", ComputeFft::column_halves(software, true), ", GPU without the tail ", ComputeFft::column_halves(gpu, false));
 }
 
 TEST(row_pairs_between_dispatches_neighbour_where_rows_split) {

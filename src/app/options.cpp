@@ -169,7 +169,7 @@ std::vector<OptionSpec> fft_option_specs(FftOptions& fft, bool* chosen) {
          "compute backend: a filter's last column step (the two-point step A\n"
          "inverse of columns split in halves, rows as channel pairs) in the inverse\n"
          "rows' loads, three dispatches a filter (on), or a dispatch of its own\n"
-         "(off); default: as measured on the device (off until timed)",
+         "(off); default: as measured on the device (on a GPU)",
          set_on_off(fft.compute_fuse_tail, "--compute-fuse-tail")},
         {"compute-split", 0, "[AXIS:]L1",
          "compute backend, for tuning: lines longer than --compute-max-line split\n"

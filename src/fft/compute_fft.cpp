@@ -411,6 +411,7 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
     // hold some channels of a texel, its tangle needs all four).
     channel_rows_ = fold(width) == 1 && fold(height) == 1 && channel_line(width, longest_line(options, *tuning_)) &&
                     shared_bytes(width / 2, 1, 1, 0) <= shared_bytes_;
+    column_halves_ = column_halves(*tuning_, tail_in_rows_wanted());
     // Filters as the transposed problem where asked or measured faster (its rows, our columns,
     // whole channel pairs one a workgroup), and no line folds (a folded phase's parts lie along
     // its lines).
@@ -486,7 +487,7 @@ std::vector<int> ComputeFft::split(int length, Axis axis) const {
     std::vector<int> parts = split_line(length, longest, axis == Axis::Columns);
     // Long columns on a device whose row limits step B's sub-lines: the longest such, classic.
     if (axis == Axis::Columns && tuning_->column_step_b_longest > 0)
-        if (std::vector<int> short_b = column_split(length, longest, tuning_->column_step_b_longest, tuning_->column_halves); !short_b.empty())
+        if (std::vector<int> short_b = column_split(length, longest, tuning_->column_step_b_longest, column_halves_); !short_b.empty())
             parts = short_b;
     // The option's split where it is one (an even L1 and an even L2 that fits).
     const int l1 = axis == Axis::Rows ? options_.compute_row_split : options_.compute_column_split;
@@ -524,8 +525,8 @@ bool ComputeFft::channel_line(int length, int most) {
 std::vector<int> ComputeFft::column_split(int length, int most, int step_b_longest, const std::string& halves) {
     if (length <= most) return {length};
     // Halves where measured faster (H200, 2026-11-26, transposed filters: 6000 0.911x and 0.932x
-    // 4 x 1500, 4800 0.915x 4 x 1200; but 8192 1.014x, 8000 1.075x, 6400 1.126x, 5000 1.026x:
-    // tuning.cpp).
+    // 4 x 1500, 4800 0.915x 4 x 1200; with the filter's tail in the inverse rows 4320, 5000, 5120
+    // and 5760 too; but 8192 1.020x, 8000 1.037x, 6400 1.164x: tuning.cpp).
     if (length % 4 == 0 && length / 2 <= most)
         for (const std::string& item : split_list(halves, ','))
             if (!item.empty() && std::stoi(item) == length) return {2, length / 2};
@@ -534,6 +535,12 @@ std::vector<int> ComputeFft::column_split(int length, int most, int step_b_longe
     for (int l2 = std::min(most, step_b_longest) & ~1; l2 >= 2; l2 -= 2)
         if (length % l2 == 0 && (length / l2) % 2 == 0 && length / l2 <= most) return {length / l2, l2};
     return {};
+}
+
+std::string ComputeFft::column_halves(const ComputeTuning& tuning, bool tail_in_rows) {
+    std::string halves = tuning.column_halves;
+    if (tail_in_rows && *tuning.column_halves_fused_tail) halves += std::string(halves.empty() ? "" : ",") + tuning.column_halves_fused_tail;
+    return halves;
 }
 
 std::vector<int> ComputeFft::split_line(int length, int most, bool quarters) {
@@ -781,9 +788,12 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     return ProgramSpec{"", "fft_line.comp", defines, false};
 }
 
+bool ComputeFft::tail_in_rows_wanted() const {
+    return channel_rows_ && (options_.compute_fuse_tail > 0 || (options_.compute_fuse_tail == 0 && tuning_->fuse_column_tail));
+}
+
 bool ComputeFft::fuses_column_tail() const {
-    const bool wanted = options_.compute_fuse_tail > 0 || (options_.compute_fuse_tail == 0 && tuning_->fuse_column_tail);
-    if (!wanted || !channel_rows_) return false;
+    if (!tail_in_rows_wanted()) return false;
     const std::vector<int> parts = axis_split(Axis::Columns);
     return parts.size() == 2 && parts[0] == 2 && fused_step_a(parts, options_);
 }

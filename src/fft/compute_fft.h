@@ -132,6 +132,9 @@ public:
     /// pairs, whose tangle (Eq. 7 across channels) is one element's alone, so step B can store
     /// it, and the butterfly's real coefficients pass through it.
     bool fuses_column_tail() const;
+    /// fuses_column_tail() but for the columns' split: asked for (or measured so) and rows as
+    /// channel pairs.
+    bool tail_in_rows_wanted() const;
     /// fold_line() with this transform's options, where the GL has room for the parts buffer.
     int fold(int length) const;
     /// The parts buffer of lines folded `fold` times.
@@ -152,6 +155,9 @@ public:
     /// longer ones as L1 x L2 with L2 the longest even length up to `step_b_longest` (and `most`)
     /// whose L1 is even and fits; empty where none is.
     static std::vector<int> column_split(int length, int most, int step_b_longest, const std::string& halves = "");
+    /// column_split()'s `halves` for a tuning: its column_halves, and where the filter's last
+    /// column step runs in the inverse rows' loads (`tail_in_rows`) its column_halves_fused_tail too.
+    static std::string column_halves(const ComputeTuning& tuning, bool tail_in_rows);
     /// The lengths this backend takes on this context (every fast size, multiples of 4 where a
     /// line takes two dispatches) and their cost: the memory traffic of one dispatch per step,
     /// plus the threads' butterfly work (src/README.md, "Any FFT size").
@@ -296,6 +302,7 @@ private:
     int shared_bytes_;
     int sm_count_ = 0;  ///< the GPU's multiprocessors where the GL tells them (sm_count.comp), else 0
     bool channel_rows_ = false;             // channel_rows()
+    std::string column_halves_;             // column_halves() for this transform, set with channel_rows_
     const ComputeTuning* tuning_ = nullptr;  // fft/tuning.h: this device's constants
     /// The textures between dispatches: H (tangled row transforms), the row pairs for the
     /// inverse, and between the steps of the four-step route, where it runs.

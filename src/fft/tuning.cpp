@@ -62,9 +62,17 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // 4320 0.967x then 0.995x, 4608 1.017x, 5000 1.026x, 5120 0.985x, 5400 1.026x, 5760
         // 0.981x, 6144 0.994x, 6400 1.126x, 7200 1.073x, 7680 1.046x, 8000 1.075x, 8192 1.014x
         // (H200, 2026-11-26, one race each, 3-5 rounds).
+        // A filter's last column step (the halves' two-point step A inverse) in the inverse rows'
+        // loads, three dispatches instead of four: 6000^2 0.959x, 4800x6000 0.983x and 0.970x
+        // (the tail's 310 us dispatch gone, the inverse rows 712 -> 913 us); with it the halves
+        // beat 4 x L/4 at 4320 0.960x, 5000 0.958x, 5120 0.971x and 5760 0.981x, but not at 4608
+        // 1.011x, 5400 1.012x, 6144 1.020x, 6400 1.164x, 7200 1.056x, 7680 1.035x, 8000 1.037x,
+        // 8192 1.020x (the rows' second read there costs what the tail did) (H200, 2026-11-26,
+        // a later session, one race each, 5 rounds; fftcompare --race
+        // "default;default+split=columns:2+fuse-tail=on").
         "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1152,
         "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5,columns:3000:6x5x5x5x4", 512, 4, 2048,
-        "4800,6000", 4096};
+        "4800,6000", 4096, true, "4320,5000,5120,5760"};
     return software_rasterizer ? software : gpu;
 }
 

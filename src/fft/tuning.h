@@ -48,6 +48,10 @@ struct ComputeTuning {
     /// A filter's last column step (the halves' two-point step A inverse) in the inverse rows'
     /// loads where the rows are channel pairs (ComputeFft::fuses_column_tail()).
     bool fuse_column_tail = false;
+    /// Column lengths (comma-separated) that take the halves only where their filter's last column
+    /// step runs in the inverse rows' loads (fuse_column_tail), besides `column_halves`
+    /// (ComputeFft::column_halves()).
+    const char* column_halves_fused_tail = "";
 };
 
 /// The row for a software rasterizer (software_renderer() in fft2d.h) or for a GPU.
