@@ -587,21 +587,25 @@ TEST(gpu_row_splits_long_columns_at_2048) {
                std::string(software.column_halves).empty(),
            "step B's longest: GPU ", gpu.column_step_b_longest, ", software ", software.column_step_b_longest, "; halves: GPU ",
            gpu.column_halves, ", software ", software.column_halves);
+    auto joined = [](const std::vector<int>& list) {
+        std::string text;
+        for (int n : list) text += std::to_string(n) + " ";
+        return text.empty() ? std::string("nothing") : text;
+    };
+    const std::vector<int> gpu_halves = ComputeFft::column_halves(gpu, false);
     struct Case {
         int length;
-        std::string halves;
+        std::vector<int> halves;
         std::vector<int> parts;
     };
-    for (const Case& c : {Case{4096, "", {4096}}, Case{6000, "", {4, 1500}}, Case{8192, "", {4, 2048}}, Case{12000, "", {6, 2000}},
-                          Case{12288, "", {6, 2048}}, Case{16384, "", {8, 2048}}, Case{10000, "", {8, 1250}}, Case{8194, "", {}},
-                          Case{6000, gpu.column_halves, {2, 3000}}, Case{4800, gpu.column_halves, {2, 2400}},
-                          Case{4320, gpu.column_halves, {4, 1080}}, Case{8192, gpu.column_halves, {4, 2048}},
-                          Case{4096, "4096", {4096}}, Case{12000, "12000", {6, 2000}}, Case{8194, "8194", {}},
-                          Case{6000, "600,60000,6000", {2, 3000}}}) {
+    for (const Case& c : {Case{4096, {}, {4096}}, Case{6000, {}, {4, 1500}}, Case{8192, {}, {4, 2048}}, Case{12000, {}, {6, 2000}},
+                          Case{12288, {}, {6, 2048}}, Case{16384, {}, {8, 2048}}, Case{10000, {}, {8, 1250}}, Case{8194, {}, {}},
+                          Case{6000, gpu_halves, {2, 3000}}, Case{4800, gpu_halves, {2, 2400}},
+                          Case{4320, gpu_halves, {4, 1080}}, Case{8192, gpu_halves, {4, 2048}},
+                          Case{4096, {4096}, {4096}}, Case{12000, {12000}, {6, 2000}}, Case{8194, {8194}, {}},
+                          Case{6000, {600, 60000, 6000}, {2, 3000}}}) {
         const std::vector<int> parts = ComputeFft::column_split(c.length, 4096, 2048, c.halves);
-        std::string got;
-        for (int p : parts) got += std::to_string(p) + " ";
-        EXPECT(parts == c.parts, c.length, " (halves '", c.halves, "'): split as ", got.empty() ? "nothing" : got);
+        EXPECT(parts == c.parts, c.length, " (halves ", joined(c.halves), "): split as ", joined(parts));
     }
     // Lengths whose halves won only with the filter's tail in the inverse rows' loads take them
     // only so; the lengths that won alone take them either way.
@@ -616,8 +620,10 @@ TEST(gpu_row_splits_long_columns_at_2048) {
             EXPECT((parts == std::vector<int>{2, length / 2}) == listed, length, tail ? " with" : " without",
                    " the tail in the rows: step A of ", parts.empty() ? 0 : parts[0]);
         }
-    EXPECT(ComputeFft::column_halves(software, true).empty() && ComputeFft::column_halves(gpu, false) == "4800,6000",
-           "halves: software ", ComputeFft::column_halves(software, true), ", GPU without the tail ", ComputeFft::column_halves(gpu, false));
+    EXPECT(ComputeFft::column_halves(software, true).empty() && gpu_halves == (std::vector<int>{4800, 6000}) &&
+               ComputeFft::column_halves(gpu, true) == (std::vector<int>{4800, 6000, 4320, 5000, 5120, 5760}),
+           "halves: software ", joined(ComputeFft::column_halves(software, true)), ", GPU without the tail ", joined(gpu_halves),
+           ", with it ", joined(ComputeFft::column_halves(gpu, true)));
 }
 
 TEST(row_pairs_between_dispatches_neighbour_where_rows_split) {

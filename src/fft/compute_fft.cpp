@@ -522,14 +522,12 @@ bool ComputeFft::channel_line(int length, int most) {
     return 2 * length > most && length % 4 == 0 && length / 2 <= most;
 }
 
-std::vector<int> ComputeFft::column_split(int length, int most, int step_b_longest, const std::string& halves) {
+std::vector<int> ComputeFft::column_split(int length, int most, int step_b_longest, const std::vector<int>& halves) {
     if (length <= most) return {length};
     // Halves where measured faster (H200, 2026-11-26, transposed filters: 6000 0.911x and 0.932x
     // 4 x 1500, 4800 0.915x 4 x 1200; with the filter's tail in the inverse rows 4320, 5000, 5120
     // and 5760 too; but 8192 1.020x, 8000 1.037x, 6400 1.164x: tuning.cpp).
-    if (length % 4 == 0 && length / 2 <= most)
-        for (const std::string& item : split_list(halves, ','))
-            if (!item.empty() && std::stoi(item) == length) return {2, length / 2};
+    if (length % 4 == 0 && length / 2 <= most && std::find(halves.begin(), halves.end(), length) != halves.end()) return {2, length / 2};
     // Step B's sub-lines of 2048 points ran faster than longer ones and than shorter ones (H200,
     // 2026-11-25: 16384 as 8 x 2048 0.954x 4 x 4096, 16 x 1024 1.50x; tuning.cpp).
     for (int l2 = std::min(most, step_b_longest) & ~1; l2 >= 2; l2 -= 2)
@@ -537,9 +535,11 @@ std::vector<int> ComputeFft::column_split(int length, int most, int step_b_longe
     return {};
 }
 
-std::string ComputeFft::column_halves(const ComputeTuning& tuning, bool tail_in_rows) {
-    std::string halves = tuning.column_halves;
-    if (tail_in_rows && *tuning.column_halves_fused_tail) halves += std::string(halves.empty() ? "" : ",") + tuning.column_halves_fused_tail;
+std::vector<int> ComputeFft::column_halves(const ComputeTuning& tuning, bool tail_in_rows) {
+    std::vector<int> halves;
+    for (const char* list : {tuning.column_halves, tail_in_rows ? tuning.column_halves_fused_tail : ""})
+        for (const std::string& item : split_list(list, ','))
+            if (!item.empty()) halves.push_back(std::stoi(item));
     return halves;
 }
 
@@ -792,10 +792,8 @@ bool ComputeFft::tail_in_rows_wanted() const {
     return channel_rows_ && (options_.compute_fuse_tail > 0 || (options_.compute_fuse_tail == 0 && tuning_->fuse_column_tail));
 }
 
-bool ComputeFft::fuses_column_tail() const {
-    if (!tail_in_rows_wanted()) return false;
-    const std::vector<int> parts = axis_split(Axis::Columns);
-    return parts.size() == 2 && parts[0] == 2 && fused_step_a(parts, options_);
+bool ComputeFft::fuses_column_tail(const std::vector<int>& column_parts) const {
+    return tail_in_rows_wanted() && column_parts.size() == 2 && column_parts[0] == 2 && fused_step_a(column_parts, options_);
 }
 
 bool ComputeFft::transposes_columns(int height, int most, int above) {
@@ -875,7 +873,7 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
             // filter's ends with step A inverse (FILTER_TAIL), through the scratch target, or
             // leaves it to the inverse rows' loads (fuses_column_tail()).
             const bool filter = p.transform == Transform::Filter;
-            if (filter && !rows && fuses_column_tail()) {
+            if (filter && !rows && fuses_column_tail(parts)) {
                 steps.push_back(step(2, p.load, p.transform, Store::Tangled, p.source, scratch, p.scale, p.gain, " B"));
                 tail_for = p.target;
             } else {

@@ -130,8 +130,9 @@ public:
     /// halves, runs in the inverse rows' loads instead of a dispatch of its own
     /// (FftOptions::compute_fuse_tail, ComputeTuning::fuse_column_tail): where the rows are channel
     /// pairs, whose tangle (Eq. 7 across channels) is one element's alone, so step B can store
-    /// it, and the butterfly's real coefficients pass through it.
-    bool fuses_column_tail() const;
+    /// it, and the butterfly's real coefficients pass through it. `column_parts`: the columns'
+    /// split (axis_split()), which the caller holds.
+    bool fuses_column_tail(const std::vector<int>& column_parts) const;
     /// fuses_column_tail() but for the columns' split: asked for (or measured so) and rows as
     /// channel pairs.
     bool tail_in_rows_wanted() const;
@@ -150,14 +151,15 @@ public:
     /// empty where none is.
     static std::vector<int> split_line(int length, int most, bool quarters);
     /// The columns' split where the device's row limits step B's sub-lines
-    /// (ComputeTuning::column_step_b_longest): lines up to `most` whole, lengths listed in `halves`
-    /// (ComputeTuning::column_halves, comma-separated) as 2 x L/2 where L/2 fits and is even,
+    /// (ComputeTuning::column_step_b_longest): lines up to `most` whole, lengths in `halves`
+    /// (column_halves()) as 2 x L/2 where L/2 fits and is even,
     /// longer ones as L1 x L2 with L2 the longest even length up to `step_b_longest` (and `most`)
     /// whose L1 is even and fits; empty where none is.
-    static std::vector<int> column_split(int length, int most, int step_b_longest, const std::string& halves = "");
-    /// column_split()'s `halves` for a tuning: its column_halves, and where the filter's last
-    /// column step runs in the inverse rows' loads (`tail_in_rows`) its column_halves_fused_tail too.
-    static std::string column_halves(const ComputeTuning& tuning, bool tail_in_rows);
+    static std::vector<int> column_split(int length, int most, int step_b_longest, const std::vector<int>& halves = {});
+    /// column_split()'s `halves` for a tuning, parsed: its column_halves, and where the filter's
+    /// last column step runs in the inverse rows' loads (`tail_in_rows`) its
+    /// column_halves_fused_tail too.
+    static std::vector<int> column_halves(const ComputeTuning& tuning, bool tail_in_rows);
     /// The lengths this backend takes on this context (every fast size, multiples of 4 where a
     /// line takes two dispatches) and their cost: the memory traffic of one dispatch per step,
     /// plus the threads' butterfly work (src/README.md, "Any FFT size").
@@ -302,7 +304,7 @@ private:
     int shared_bytes_;
     int sm_count_ = 0;  ///< the GPU's multiprocessors where the GL tells them (sm_count.comp), else 0
     bool channel_rows_ = false;             // channel_rows()
-    std::string column_halves_;             // column_halves() for this transform, set with channel_rows_
+    std::vector<int> column_halves_;        // column_halves() for this transform, set with channel_rows_
     const ComputeTuning* tuning_ = nullptr;  // fft/tuning.h: this device's constants
     /// The textures between dispatches: H (tangled row transforms), the row pairs for the
     /// inverse, and between the steps of the four-step route, where it runs.
