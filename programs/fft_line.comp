@@ -59,7 +59,8 @@
 // ComputeFft::row_tail: its first row pair; else 0), NEIGHBOUR_PAIRS (four-step column
 // steps: column pairs side by side in a workgroup, 1: neighbouring sub-lines only), BANDS (1: the
 // workgroups of the columns' step B along the pairs first, below), KERNEL_STEP_ORDER (1: the
-// kernel's spectrum with its rows in step B's order, multiply()), WIDTH and HEIGHT (M and N),
+// kernel's spectrum with its rows in step B's order, multiply()), KERNEL_REAL (1: that spectrum
+// is real, its imaginary half K(M - p, v) not read: multiply()), WIDTH and HEIGHT (M and N),
 // TWIDDLE_BUFFER (1: the storage buffer is bound), H_SOURCE and H_TARGET (1: row pairs in
 // neighbouring rows, below), SOURCE_TRANSPOSED and TARGET_TRANSPOSED (1: that texture holds texel
 // (x, y) at (y, x), texel_at()), UNIT_ROOTS (the constants W_n^m, n <= 16, made
@@ -933,6 +934,9 @@ void multiply(int r_mid) {
             int w = remainder(N - v, N);
             real_column(kernel_texel(0, v), kernel_texel(0, w), v, ar, ai);
             real_column(kernel_texel(M / 2, v), kernel_texel(M / 2, w), v, br, bi);
+#if KERNEL_REAL   // a real spectrum (below): its columns 0 and M/2 too
+            ai = bi = vec4(0.0);
+#endif
             k0r = place(k0r, q, ar);
             k0i = place(k0i, q, ai);
             kmr = place(kmr, q, br);
@@ -944,7 +948,9 @@ void multiply(int r_mid) {
         xi[e] = u_gain * (p0i + pmr);
     }
 #else
-    // G K(M - p, v), K from Eq. 10.
+    // G K(M - p, v), K from Eq. 10. A point-symmetric impulse response (k(-x, -y) = k(x, y), the
+    // built-in kernels) has a real spectrum: K(M - p, v), its imaginary part, is zero but for
+    // rounding, and KERNEL_REAL leaves it unread (the multiply as if it were zero).
     int p = axis_line();
     for (int e = 0; e < R; ++e) {
         if (!holds(e, r_mid)) continue;
@@ -952,11 +958,18 @@ void multiply(int r_mid) {
         for (int q = 0; q < F; ++q) {
             int v = spectrum_position(output_at(e, r_mid), q);
             kr = place(kr, q, kernel_texel(p, v));
+#if !KERNEL_REAL
             ki = place(ki, q, kernel_texel(M - p, v));
+#endif
         }
         vec4 gr = xr[e], gi = xi[e];
+#if KERNEL_REAL
+        xr[e] = u_gain * (gr * kr);
+        xi[e] = u_gain * (gi * kr);
+#else
         xr[e] = u_gain * (gr * kr - gi * ki);
         xi[e] = u_gain * (gr * ki + gi * kr);
+#endif
     }
 #endif
 }

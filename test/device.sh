@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
-#                                        warpline smemline layouts batch sizes sizes_variants plans waves fuse split halves fusetail bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        warpline smemline layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
 #                                 (default: all)
@@ -175,6 +175,15 @@ if has fusetail; then  # a filter's last column step in the inverse rows' loads 
     TAIL=10 run fusetail timeout 500 bin/fftcompare --backend compute \
         --race "default;default+fuse-tail=off;default+split=columns:2+fuse-tail=on" --repeat 5 \
         --sizes "${FUSETAIL_SIZES:-6000,5000,4800x6000,8192,6144,7680x4320}"
+fi
+if has kernel; then  # a point-symmetric kernel (gaussian:8: a real spectrum, KERNEL_REAL) against the random
+                    # (complex) one, each in its own process, alternating, three rounds (queued ms)
+    for i in 1 2 3; do
+        for k in gaussian:8 random; do
+            TAIL=8 run "kernel_${k//:/_}_$i" timeout 280 bin/fftcompare --backend compute --race default --repeat 5 \
+                $([ $k != random ] && echo --kernel $k) --sizes "${KERNEL_SIZES:-1024,2048x1024,1920x1080,2048,4096,6000,8192}"
+        done
+    done
 fi
 if has tails; then  # whole row passes' tails (ComputeFft::row_tail): the auto rule against none and fixed
                    # tails, one race (queued ms, each dispatch's us)

@@ -11,6 +11,7 @@
 #include "reference/reference.h"
 #include "fft/tuning.h"
 #include "fft/twiddle.h"
+#include "image/convolve.h"
 
 #include <cmath>
 #include <complex>
@@ -1192,6 +1193,98 @@ TEST(column_tail_in_the_inverse_rows_loads) {
         if (!c.fused) continue;
         expect_forward_and_back_match_fftw(at, *fft, s);
         expect_batch_matches_singles(at, *fft, s, 5 + s.m, 60);
+    }
+}
+
+// A point-symmetric impulse response (k(-x, -y) = k(x, y)) has a real spectrum, and its filters
+// multiply by the real part alone where the backend can (the compute backend's KERNEL_REAL: half
+// the kernel's texels). The rule on grids and on kernels' taps (point symmetric but not mirror
+// symmetric along either axis counts; an even box does not). Each chain filters by a symmetric
+// kernel as FFTW does; given the caller's word for an asymmetric one, the compute backend filters
+// by its even part (k(x, y) + k(-x, -y)) / 2, which shows the real path taken (the whole spectrum
+// would give k's own convolution, far off), and the fragment chains, which read it all, by k.
+// Routes: whole lines, channel-pair rows, a mixed size, the four-step chain, step B in bands with
+// the reordered kernel, transposed filters, the columns' tail in the inverse rows' loads.
+TEST(point_symmetric_kernels_multiply_by_a_real_spectrum) {
+    auto mirror = [](const std::vector<float>& k, Size s) {
+        std::vector<float> m(k.size());
+        for (int y = 0; y < s.n; ++y)
+            for (int x = 0; x < s.m; ++x)
+                for (int c = 0; c < 4; ++c)
+                    m[(static_cast<size_t>(y) * s.m + x) * 4 + c] = k[(static_cast<size_t>((s.n - y) % s.n) * s.m + (s.m - x) % s.m) * 4 + c];
+        return m;
+    };
+    auto even_part = [&](const std::vector<float>& k, Size s) {
+        std::vector<float> m = mirror(k, s), e(k.size());
+        for (size_t i = 0; i < k.size(); ++i) e[i] = (k[i] + m[i]) / 2;  // a + b == b + a: exactly symmetric
+        return e;
+    };
+    {
+        const Size s{6, 4};
+        const std::vector<float> k = test::random_image(s, 3);
+        std::vector<float> e = even_part(k, s);
+        EXPECT(!point_symmetric(k, s.m, s.n) && point_symmetric(e, s.m, s.n), "point_symmetric() of a random grid and its even part");
+        e[(1 * 6 + 2) * 4 + 3] += 1e-6f;  // one channel of one texel
+        EXPECT(!point_symmetric(e, s.m, s.n), "point_symmetric() of a grid one value off");
+    }
+    for (auto [spec, yes] : {std::pair{"gaussian:2", true}, {"box:3", true}, {"disk:4", true}, {"identity", true}, {"box:4", false}})
+        EXPECT(point_symmetric(parse_kernel(spec)) == yes, spec, ": point symmetric ", !yes);
+    Kernel cross;  // a at (0, 0) and (2, 2), b at (2, 0) and (0, 2): point symmetric, not mirror symmetric
+    cross.weights = Image(3, 3);
+    cross.cx = cross.cy = 1;
+    for (auto [x, y, v] : {std::tuple{0, 0, 1.0f}, {2, 2, 1.0f}, {2, 0, 3.0f}, {0, 2, 3.0f}, {1, 1, 5.0f}})
+        for (int c = 0; c < 4; ++c) cross.weights.rgba[cross.weights.index(x, y) + static_cast<size_t>(c)] = v;
+    EXPECT(point_symmetric(cross), "a point-symmetric cross");
+    cross.cx = 0;
+    EXPECT(!point_symmetric(cross), "the cross off its centre");
+    cross.cx = 1;
+    cross.weights.rgba[cross.weights.index(2, 2) + 1] = 2.0f;
+    EXPECT(!point_symmetric(cross), "the cross with one channel of one tap changed");
+
+    struct Case {
+        std::string name;
+        FftOptions options;
+        Size size;
+    };
+    std::vector<Case> cases;
+    for (const test::Chain& chain : test::chains())
+        for (Size s : {Size{16, 64}, Size{120, 72}})
+            if (test::takes(chain, s)) cases.push_back({chain.name, chain.options, s});
+    if (ComputeFft::supported()) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        FftOptions bands = o, transposed = o, tail = o;
+        bands.compute_lines = 1;
+        bands.compute_max_line = 64;
+        transposed.compute_transpose = 1;
+        tail.compute_max_line = 16;
+        tail.compute_fuse_tail = 1;
+        cases.push_back({"compute, step B in bands", bands, {64, 256}});
+        cases.push_back({"compute, transposed", transposed, {48, 40}});
+        cases.push_back({"compute, the columns' tail in the rows' loads", tail, {32, 32}});
+    }
+    for (const Case& c : cases) {
+        const Size s = c.size;
+        const std::string at = c.name + " at " + std::to_string(s.m) + "x" + std::to_string(s.n);
+        Fft2D* fft = test::fft(s, c.options);
+        const bool compute = dynamic_cast<ComputeFft*>(fft) != nullptr;
+        const std::vector<float> image = test::random_image(s, 11 + s.m), k = test::random_image(s, 12 + s.n), even = even_part(k, s);
+        Filter symmetric(*fft, even);
+        EXPECT(symmetric.real_spectrum() && !Filter(*fft, k).real_spectrum(), at, ": real spectrum of the symmetric kernel ",
+               symmetric.real_spectrum());
+        Texture promised(s.m, s.n);
+        promised.upload(k.data());
+        Filter taken_at_its_word(*fft, promised, true);
+        const std::vector<float> out = symmetric.apply(image), word = taken_at_its_word.apply(image);
+        for (int ch = 0; ch < 4; ++ch) {
+            const auto ref = reference_circular_convolution(channel_of(image, ch), channel_of(even, ch), s.m, s.n);
+            ErrorStats e = compare(ref, channel_of(out, ch));
+            expect_close(at + " (symmetric kernel)", s, ch, e, kRelRms, 4 * kRelRms * e.ref_max);
+            const auto ref_word = compute ? ref : reference_circular_convolution(channel_of(image, ch), channel_of(k, ch), s.m, s.n);
+            e = compare(ref_word, channel_of(word, ch));
+            expect_close(at + (compute ? " (an asymmetric kernel as real: its even part)" : " (an asymmetric kernel as real: read whole)"), s, ch, e,
+                         kRelRms, 4 * kRelRms * e.ref_max);
+        }
     }
 }
 

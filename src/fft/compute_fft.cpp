@@ -762,6 +762,7 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "NEIGHBOUR_PAIRS " + std::to_string(s.neighbour_pairs),
         "BANDS " + std::to_string(s.bands ? 1 : 0),
         "KERNEL_STEP_ORDER " + std::to_string(d.transform == Transform::Filter && d.step == 2 && reorders_kernel() ? 1 : 0),
+        "KERNEL_REAL " + std::to_string(d.real_kernel ? 1 : 0),
         "WIDTH " + std::to_string(width_),
         "HEIGHT " + std::to_string(height_),
         "TWIDDLE_BUFFER " + std::to_string(buffers_ ? 1 : 0),
@@ -901,6 +902,7 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
             }
         }
         for (Dispatch d : steps) {
+            d.real_kernel = p.real_kernel && d.transform == Transform::Filter;
             if (rows) {
                 // Whole rows (not channel pairs, which fold): the pass and its tail, if any.
                 const bool whole = d.step == 0 && !channel_rows_;
@@ -964,7 +966,7 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
 
 const ComputeFft::Prepared& ComputeFft::prepared(const Dispatch& d) {
     const auto key = std::make_tuple(static_cast<int>(d.axis), d.pair0, d.step, static_cast<int>(d.load), static_cast<int>(d.transform),
-                                     static_cast<int>(d.store), d.filter_tail, d.tail_in_loads, d.line_begin, d.line_end, rows_layout(d.source),
+                                     static_cast<int>(d.store), d.filter_tail, d.tail_in_loads, d.real_kernel, d.line_begin, d.line_end, rows_layout(d.source),
                                      rows_layout(d.target), half(*d.target), stored_transposed(d.source, d.axis),
                                      stored_transposed(d.target, d.axis));
     auto at = prepared_.find(key);
@@ -1071,11 +1073,12 @@ GLbitfield ComputeFft::barrier_bits(bool last, bool parts) {
 double ComputeFft::bytes_moved(const Dispatch& d, const Shape& s) {
     // Every line element is one complex RGBA value: two texels read (a row pair, a column pair, or
     // the four texels of Eq. 8 for two elements), two written, two of the kernel's spectrum read
-    // where the dispatch multiplies; as channel pairs, one texel a position of a row, in and out.
+    // where the dispatch multiplies (one where that spectrum is real); as channel pairs, one texel
+    // a position of a row, in and out.
     const double elements = static_cast<double>(s.line_count) * s.length * s.fold / (s.channel_pairs ? 2 : 1);
     auto texel = [](const Texture& t) { return half(t) ? 8.0 : 16.0; };
-    const bool multiplies = d.transform == Transform::Filter;
-    return elements * 2 * ((d.tail_in_loads ? 2 : 1) * texel(*d.source) + texel(*d.target) + (multiplies ? 16.0 : 0.0));
+    const double kernel = d.transform != Transform::Filter ? 0.0 : d.real_kernel ? 8.0 : 16.0;
+    return elements * 2 * ((d.tail_in_loads ? 2 : 1) * texel(*d.source) + texel(*d.target) + kernel);
 }
 
 const char* ComputeFft::define_of(Load l) {
@@ -1136,7 +1139,7 @@ std::vector<ComputeFft::Pass> ComputeFft::inverse_passes(const Texture& spectrum
             {Axis::Rows, Load::RowPair, Transform::Inverse, Store::RowPair, &pairs, &image.texture(), 1, 1, "rows inverse"}};
 }
 
-std::vector<ComputeFft::Pass> ComputeFft::filter_passes(const Texture& image, RenderTarget& out, int slot) const {
+std::vector<ComputeFft::Pass> ComputeFft::filter_passes(const Texture& image, RenderTarget& out, int slot, bool real_kernel) const {
     // The kernel's spectrum carries 1/(MN); the image's carries only the row factor, which the
     // multiply's gain gives back (normalisation()).
     const Normalisation scale = normalisation(width_, height_);
@@ -1144,7 +1147,7 @@ std::vector<ComputeFft::Pass> ComputeFft::filter_passes(const Texture& image, Re
     const Texture &h = own.rows_out.texture(), &pairs = own.columns_out.texture();
     return {{Axis::Rows, Load::RowPair, Transform::Forward, Store::RowPair, &image, &h, 1, 1, "rows forward", slot},
             {Axis::Columns, Load::Untangled, Transform::Filter, Store::RowPairs, &h, &pairs, scale.rows, scale.filter_gain,
-             "columns filter", slot},
+             "columns filter", slot, real_kernel},
             {Axis::Rows, Load::RowPair, Transform::Inverse, Store::RowPair, &pairs, &out.texture(), 1, 1, "rows inverse", slot}};
 }
 
@@ -1158,22 +1161,22 @@ void ComputeFft::inverse(const Texture& spectrum, RenderTarget& image, Profile* 
     run({inverse_passes(spectrum, image)}, nullptr, profile);
 }
 
-void ComputeFft::filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out, Profile* profile) {
-    filter_images({&image}, kernel_spectrum, {&out}, profile);
+void ComputeFft::filter(const Texture& image, const Texture& kernel_spectrum, bool real_kernel, RenderTarget& out, Profile* profile) {
+    filter_images({&image}, kernel_spectrum, real_kernel, {&out}, profile);
 }
 
-void ComputeFft::filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, const std::vector<RenderTarget*>& outs,
-                              Profile* profile) {
+void ComputeFft::filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, bool real_kernel,
+                              const std::vector<RenderTarget*>& outs, Profile* profile) {
     // Folded lines share one parts buffer: one image after the other (the base checks the batch).
-    if (fold(width_) > 1 || fold(height_) > 1) return Fft2D::filter_batch(images, kernel_spectrum, outs, profile);
+    if (fold(width_) > 1 || fold(height_) > 1) return Fft2D::filter_batch(images, kernel_spectrum, real_kernel, outs, profile);
     check_batch(images, outs, width_, height_);
-    filter_images(images, kernel_spectrum, outs, profile);
+    filter_images(images, kernel_spectrum, real_kernel, outs, profile);
 }
 
-void ComputeFft::filter_images(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, const std::vector<RenderTarget*>& outs,
-                               Profile* profile) {
+void ComputeFft::filter_images(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, bool real_kernel,
+                               const std::vector<RenderTarget*>& outs, Profile* profile) {
     if (transposed_) {
-        transposed_->filter_images(images, kernel_spectrum, outs, profile);
+        transposed_->filter_images(images, kernel_spectrum, real_kernel, outs, profile);
         // Its rows are the image's columns: say so (--pass-costs, the race's dispatches).
         if (profile)
             for (std::string& label : profile->pass_labels) label = "transposed " + label;
@@ -1182,7 +1185,7 @@ void ComputeFft::filter_images(const std::vector<const Texture*>& images, const 
     std::vector<std::vector<Pass>> batch;
     for (size_t i = 0; i < images.size(); ++i) {
         slot(i);
-        batch.push_back(filter_passes(*images[i], *outs[i], static_cast<int>(i)));
+        batch.push_back(filter_passes(*images[i], *outs[i], static_cast<int>(i), real_kernel));
     }
     run(batch, &kernel_spectrum, profile);
 }

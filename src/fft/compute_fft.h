@@ -27,13 +27,13 @@ public:
 
     void forward(const Texture& image, RenderTarget& spectrum, Profile* profile = nullptr) override;
     void inverse(const Texture& spectrum, RenderTarget& image, Profile* profile = nullptr) override;
-    void filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out,
+    void filter(const Texture& image, const Texture& kernel_spectrum, bool real_kernel, RenderTarget& out,
                 Profile* profile = nullptr) override;
     /// Each dispatch of the filter for every image, then one barrier: the images' workgroups fill
     /// each other's sparse last rounds (1920x1080's 1080-point column filter: 960 lines, 7.3 rounds
     /// of one workgroup an SM on 132 SMs). Each image past the first has intermediates of its own,
     /// made on first use. Folded lines (one parts buffer) filter one image after the other.
-    void filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum,
+    void filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, bool real_kernel,
                       const std::vector<RenderTarget*>& outs, Profile* profile = nullptr) override;
     /// True where a filter's columns take the four-step route with one sub-line a workgroup in
     /// step B (Shape::bands): its multiply then reads the kernel's rows in step B's order.
@@ -176,7 +176,7 @@ private:
     /// transform, H and the rows' image side (the caller's image and output); else never.
     bool stored_transposed(const Texture* t, Axis axis) const;
     /// The filter of each image into its output, the batch checked by the caller.
-    void filter_images(const std::vector<const Texture*>& images, const Texture& kernel_spectrum,
+    void filter_images(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, bool real_kernel,
                        const std::vector<RenderTarget*>& outs, Profile* profile);
     /// How fft_line.comp reads its lines (LOAD_*): row pairs of a real image, the untangled row
     /// spectra's columns, a spectrum's columns, or the four-step intermediates (row or column pairs).
@@ -202,6 +202,7 @@ private:
         float scale, gain;
         const char* label;
         int slot = 0;  ///< whose intermediates (slots_): the image's place in a filter batch
+        bool real_kernel = false;  ///< a filter's columns: the kernel's spectrum is real (Fft2D::filter)
     };
     /// One dispatch: a pass whole, or one step of its four-step route; columns twice (pair 0 and
     /// pairs 1 .. M/2 - 1).
@@ -227,6 +228,9 @@ private:
         /// Inverse rows that do a filter's last column step in their loads (fuses_column_tail()):
         /// row a is y_0 + y_1 or y_0 - y_1 of step B's sub-lines at rows a mod N/2 and that + N/2.
         bool tail_in_loads = false;
+        /// A multiply by a real kernel spectrum (fft_line.comp's KERNEL_REAL): its imaginary half,
+        /// K(M - p, v), is not read (pair 0: the untangled columns 0 and M/2 taken as real).
+        bool real_kernel = false;
     };
     /// Geometry of a dispatch's program: lengths, threads, lines per workgroup, shared memory.
     struct Shape {
@@ -246,7 +250,7 @@ private:
 
     std::vector<Pass> forward_passes(const Texture& image, RenderTarget& spectrum) const;
     std::vector<Pass> inverse_passes(const Texture& spectrum, RenderTarget& image) const;
-    std::vector<Pass> filter_passes(const Texture& image, RenderTarget& out, int slot = 0) const;
+    std::vector<Pass> filter_passes(const Texture& image, RenderTarget& out, int slot = 0, bool real_kernel = false) const;
     std::vector<Dispatch> dispatches(const std::vector<Pass>& passes) const;
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
@@ -325,7 +329,7 @@ private:
     std::vector<GLuint> unfinished_reads_;
     /// prepared(), by what shape() and spec() read of a dispatch: its fields, and its textures'
     /// row layouts and storage (rows_layout(), half()).
-    std::map<std::tuple<int, bool, int, int, int, int, bool, bool, int, int, int, int, bool, bool, bool>, Prepared> prepared_;
+    std::map<std::tuple<int, bool, int, int, int, int, bool, bool, bool, int, int, int, int, bool, bool, bool>, Prepared> prepared_;
     bool transposed_io_ = false;             // this is a transposed problem's transform (stored_transposed())
     std::unique_ptr<ComputeFft> transposed_;  // transposed(): the transform that filters
 };

@@ -38,12 +38,12 @@ void check_batch(const std::vector<const Texture*>& images, const std::vector<Re
     }
 }
 
-void Fft2D::filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, const std::vector<RenderTarget*>& outs,
-                         Profile* profile) {
+void Fft2D::filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, bool real_kernel,
+                         const std::vector<RenderTarget*>& outs, Profile* profile) {
     check_batch(images, outs, width_, height_);
     Profile one, sum;
     for (size_t i = 0; i < images.size(); ++i) {
-        filter(*images[i], kernel_spectrum, *outs[i], profile ? &one : nullptr);
+        filter(*images[i], kernel_spectrum, real_kernel, *outs[i], profile ? &one : nullptr);
         if (!profile) continue;
         if (i == 0) {
             sum = one;

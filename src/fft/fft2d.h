@@ -50,15 +50,17 @@ public:
     /// A spectrum back to the image (no scaling: the forward transform carries 1/(MN)).
     virtual void inverse(const Texture& spectrum, RenderTarget& image, Profile* profile = nullptr) = 0;
     /// Circular convolution: forward, multiply by `kernel_spectrum` (a forward() result, or where
-    /// reorders_kernel(), reorder_kernel() of one), inverse.
-    virtual void filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out,
+    /// reorders_kernel(), reorder_kernel() of one), inverse. `real_kernel`: the spectrum is real
+    /// (a point-symmetric impulse response, Filter::real_spectrum()), and a backend may skip its
+    /// imaginary half (the compute backend's multiply does; the fragment chains read it all).
+    virtual void filter(const Texture& image, const Texture& kernel_spectrum, bool real_kernel, RenderTarget& out,
                         Profile* profile = nullptr) = 0;
     /// filter() of several images by one kernel: images[i] into *outs[i] (as many of each, the
     /// outputs distinct). The compute backend runs each dispatch of the filter for every image
     /// before its barrier, so the images' workgroups share the GPU's rounds (a last round that one
     /// image leaves sparse, another fills); the others filter one image after the other. The
     /// profile's dispatches are the batch's.
-    virtual void filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum,
+    virtual void filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, bool real_kernel,
                               const std::vector<RenderTarget*>& outs, Profile* profile = nullptr);
     /// Whether filter() reads the kernel's spectrum in an order of its own, made by
     /// reorder_kernel() from a forward() result (the compute backend's long columns, ComputeFft).

@@ -14,15 +14,24 @@ namespace gpufft {
 /// Normalisation: the forward transform scales by 1/(MN), so the spectra of image and impulse
 /// response each carry 1/(MN) while the spectrum of their circular convolution carries it once.
 /// The multiply pass restores the factor MN (a power of two, so exactly).
+///
+/// A point-symmetric impulse response (k(-x, -y) = k(x, y), indices modulo M and N: the built-in
+/// kernels, point_symmetric()) has a real spectrum. Its filters then multiply by the real part
+/// alone where the backend can (the compute backend reads half the kernel's texels).
 class Filter {
 public:
     /// `impulse_response`: M x N RGBA floats, origin at texel (0, 0), circular (index -1 is M - 1).
+    /// Whether it is point symmetric is read from its values.
     Filter(Fft2D& fft, const std::vector<float>& impulse_response);
     /// The same from an M x N texture holding the impulse response (e.g. fft.input()).
-    Filter(Fft2D& fft, const Texture& impulse_response);
+    /// `point_symmetric`: the caller's word that it is (point_symmetric() of the Kernel it came
+    /// from). Given for one that is not, the compute backend filters by its even part.
+    Filter(Fft2D& fft, const Texture& impulse_response, bool point_symmetric = false);
 
     void set_impulse_response(const std::vector<float>& impulse_response);
-    void set_impulse_response(const Texture& impulse_response);
+    void set_impulse_response(const Texture& impulse_response, bool point_symmetric = false);
+    /// Whether apply() multiplies by a real spectrum (the impulse response point symmetric).
+    bool real_spectrum() const { return real_; }
     /// Filters `frame` (M x N) into `out`.
     void apply(const Texture& frame, RenderTarget& out, Profile* profile = nullptr);
     /// Filters frames[i] into *outs[i], all at once (Fft2D::filter_batch).
@@ -45,6 +54,11 @@ private:
     std::optional<RenderTarget> spectrum_;
     std::optional<RenderTarget> impulse_;  ///< the impulse response till spectrum() is asked for, where the kernel does not need it
     std::optional<RenderTarget> reordered_;
+    bool real_ = false;
 };
+
+/// Whether M x N RGBA floats (origin at texel (0, 0), circular) are point symmetric: every value
+/// equals the one at (-x mod M, -y mod N), exactly.
+bool point_symmetric(const std::vector<float>& rgba, int width, int height);
 
 }  // namespace gpufft

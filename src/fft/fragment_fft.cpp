@@ -244,7 +244,8 @@ void FragmentFft::inverse(const Texture& spectrum, RenderTarget& image, Profile*
     run(inverse_, spectrum, image, nullptr, profile);
 }
 
-void FragmentFft::filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out, Profile* profile) {
+void FragmentFft::filter(const Texture& image, const Texture& kernel_spectrum, bool real_kernel, RenderTarget& out, Profile* profile) {
+    (void)real_kernel;  // multiply.frag reads the whole spectrum
     run(filter_, image, out, &kernel_spectrum, profile);
 }
 

@@ -17,7 +17,7 @@ public:
 
     void forward(const Texture& image, RenderTarget& spectrum, Profile* profile = nullptr) override;
     void inverse(const Texture& spectrum, RenderTarget& image, Profile* profile = nullptr) override;
-    void filter(const Texture& image, const Texture& kernel_spectrum, RenderTarget& out,
+    void filter(const Texture& image, const Texture& kernel_spectrum, bool real_kernel, RenderTarget& out,
                 Profile* profile = nullptr) override;
     const Plan* filter_plan() const override { return &filter_; }
     std::string name() const override;

@@ -177,8 +177,8 @@ struct TextureFilter::Impl {
         tx = x;
         ty = y;
         upload_impulse_response(kernel, fft->input(), true);  // mirrored for bottom-up frames
-        if (filter) filter->set_impulse_response(fft->input());
-        else filter = std::make_unique<Filter>(*fft, fft->input());
+        if (filter) filter->set_impulse_response(fft->input(), point_symmetric(kernel));
+        else filter = std::make_unique<Filter>(*fft, fft->input(), point_symmetric(kernel));
     }
 
     void require_unpadded(const char* what) const {

@@ -53,7 +53,9 @@ struct Image {
 
 /// A spatial impulse response: width x height RGBA weights (one kernel per channel), applied with
 /// its centre (cx, cy) on the output pixel: out(x, y) = sum_ij k(i, j) in(x + cx - i, y + cy - j).
-/// Made by parse_kernel(), or by hand from any float image.
+/// Made by parse_kernel(), or by hand from any float image. A kernel whose every tap equals its
+/// mirror through the centre (gaussian, disk, odd boxes...) has a real spectrum, and the compute
+/// backend's filters then read half of it.
 struct Kernel {
     Image weights;
     int cx = 0, cy = 0;

@@ -129,6 +129,18 @@ void upload_impulse_response(const Kernel& kernel, Texture& target, bool flip_y)
         }
 }
 
+bool point_symmetric(const Kernel& kernel) {
+    const Image& w = kernel.weights;
+    for (int j = 0; j < w.height; ++j)
+        for (int i = 0; i < w.width; ++i) {
+            const int mi = 2 * kernel.cx - i, mj = 2 * kernel.cy - j;
+            const bool inside = mi >= 0 && mi < w.width && mj >= 0 && mj < w.height;
+            for (int c = 0; c < 4; ++c)
+                if (!(w.at(i, j)[c] == (inside ? w.at(mi, mj)[c] : 0.0f))) return false;
+        }
+    return true;
+}
+
 std::pair<AxisTiling, AxisTiling> tile_image(int width, int height, const Kernel& kernel, Boundary b, TileCaps largest,
                                              const LengthModel& lengths) {
     return {tile_axis(width, kernel.weights.width, kernel.cx, b, largest.x, lengths),
@@ -163,7 +175,7 @@ Convolver::Setup& Convolver::setup(const AxisTiling& x, const AxisTiling& y) {
     const auto start = std::chrono::steady_clock::now();
     Setup s{x.fft, y.fft, make_fft(programs_, x.fft, y.fft, options_.fft), nullptr, Texture()};
     upload_impulse_response(kernel_, s.fft->input());
-    s.filter = std::make_unique<Filter>(*s.fft, s.fft->input());
+    s.filter = std::make_unique<Filter>(*s.fft, s.fft->input(), point_symmetric(kernel_));
     setups_.push_front(std::move(s));
     setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return setups_.front();

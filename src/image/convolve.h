@@ -50,6 +50,10 @@ std::vector<float> impulse_response(const Kernel& kernel, int fft_width, int fft
 /// its taps are uploaded (the wrapped kernel's up to four corner blocks, the rest cleared), so no
 /// grid-sized buffer is made on the CPU.
 void upload_impulse_response(const Kernel& kernel, Texture& target, bool flip_y = false);
+/// Whether every tap equals its mirror through the centre (tap (2 cx - i, 2 cy - j); taps beyond the
+/// array count as zero), exactly: the kernel's impulse response on any grid, folded or flipped, is
+/// then point symmetric, and its spectrum real (Filter).
+bool point_symmetric(const Kernel& kernel);
 
 struct ConvolveOptions {
     Boundary boundary = Boundary::Reflect;

@@ -519,7 +519,12 @@ void plot(const std::vector<Row>& rows, const Options& o, const std::string& pat
 
 /// What bounds a pass: median GPU time of a plain copy, and of the filter plan's passes grouped by
 /// kind ("row FFT, radix 16", "multiply", ...), with the bytes they write per microsecond.
-void print_pass_costs(ProgramCache& programs, const Options& o, const std::string& gpu) {
+/// The impulse response a speed run filters by: --kernel's on the grid, else the image itself.
+std::vector<float> timed_impulse(const Kernel* kernel, Size s, const std::vector<float>& image) {
+    return kernel ? impulse_response(*kernel, s.m, s.n) : image;
+}
+
+void print_pass_costs(ProgramCache& programs, const Options& o, const Kernel* kernel, const std::string& gpu) {
     std::printf("Pass costs on %s: median GPU microseconds (timer queries), %s\n", gpu.c_str(),
                 o.fft.radix == 2 ? "the radix-2 chain" : "the fast chain where it applies");
     for (Size s : o.sizes) {
@@ -527,8 +532,8 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
         auto* fft = dynamic_cast<FragmentFft*>(base.get());
         if (!fft) {  // the compute backend: per dispatch, and the read-back
             std::vector<float> image = make_image(o, nullptr, s, 5);
+            Filter filter(*base, timed_impulse(kernel, s, image));
             base->input().upload(image.data());
-            Filter filter(*base, image);
             std::vector<std::vector<double>> per(8);
             std::vector<double> total, download;
             std::vector<std::string> labels;
@@ -568,8 +573,8 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
             continue;
         }
         std::vector<float> image = make_image(o, nullptr, s, 5);
+        Filter filter(*fft, timed_impulse(kernel, s, image));
         fft->input().upload(image.data());
-        Filter filter(*fft, image);
         Plan copy{s.m, s.n, {}};
         Pass pass;
         pass.label = "copy";
@@ -639,7 +644,7 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const std::strin
 /// all pairs alike. Medians over the rounds; "vs first" compares a size's plans with its first,
 /// "vs 2^k" its time a pixel with its power of two's (nearest_power_of_two()) under the same
 /// plan, or the first, where the race holds that size: issue 15's measure of the mixed sizes.
-void print_race(ProgramCache& programs, const Options& o, const std::string& gpu) {
+void print_race(ProgramCache& programs, const Options& o, const Kernel* kernel, const std::string& gpu) {
     if (o.fft.backend != Backend::Compute) throw UsageError("--race times compute plans: add --backend compute");
     struct Entry {
         Size s;
@@ -679,8 +684,8 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
             FftOptions f = o.fft;
             for (const auto& [name, value] : plan.settings) apply_fft_option(f, name, value);
             e.fft = make_fft(programs, s.m, s.n, f);
+            e.filter = std::make_unique<Filter>(*e.fft, timed_impulse(kernel, s, image));
             e.fft->input().upload(image.data());
-            e.filter = std::make_unique<Filter>(*e.fft, image);
             for (int b = 0; b < plan.batch * plan.images && plan.batch * plan.images > 1; ++b) {
                 e.inputs.emplace_back(s.m, s.n, Storage::Float32);
                 e.inputs.back().upload(image.data());
@@ -709,6 +714,9 @@ void print_race(ProgramCache& programs, const Options& o, const std::string& gpu
         }
     std::printf("Plan race on %s: %d interleaved rounds, medians (min); queued: GPU time per filter of a queue\n", gpu.c_str(),
                 rounds);
+    if (kernel)
+        std::printf("Kernel %s%s\n", kernel->name.c_str(),
+                    entries.empty() ? "" : entries.front().filter->real_spectrum() ? " (point symmetric: a real spectrum)" : " (a complex spectrum)");
     std::printf("%-11s %-40s %8s %18s %8s %8s %8s %9s | dispatches, us\n", "size", "plan", "setup s", "queued ms (min)", "ns/px",
                 "vs first", "vs 2^k", "single ms");
     auto per_pixel = [](const Entry& e) { return median(e.queued) / (static_cast<double>(e.s.m) * e.s.n) * 1e6; };
@@ -767,11 +775,11 @@ int run(Options o) {
     std::string gpu = describe_gl(), cpu = cpu_name() + ", " + std::to_string(std::thread::hardware_concurrency()) + " threads";
 
     if (o.pass_costs) {
-        print_pass_costs(programs, o, gpu);
+        print_pass_costs(programs, o, kernel.get(), gpu);
         return kExitOk;
     }
     if (!o.race.empty()) {
-        print_race(programs, o, gpu);
+        print_race(programs, o, kernel.get(), gpu);
         return kExitOk;
     }
     std::vector<FftOptions> implementations = {o.fft};
