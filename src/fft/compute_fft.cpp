@@ -1161,6 +1161,18 @@ void ComputeFft::inverse(const Texture& spectrum, RenderTarget& image, Profile* 
     run({inverse_passes(spectrum, image)}, nullptr, profile);
 }
 
+void ComputeFft::prepare_filter(bool real_kernel) {
+    if (transposed_) return transposed_->prepare_filter(real_kernel);
+    if (!real_kernel) return;  // the constructor compiled those
+    // Side by side, as the constructor compiles the rest: one at a time on first use, a GPU's
+    // driver would take seconds a program there.
+    RenderTarget result(1, 1);
+    std::vector<ProgramSpec> specs;
+    for (const Dispatch& d : dispatches(filter_passes(result.texture(), result, 0, true)))
+        if (d.real_kernel) specs.push_back(spec(d));
+    programs_.prepare(specs);
+}
+
 void ComputeFft::filter(const Texture& image, const Texture& kernel_spectrum, bool real_kernel, RenderTarget& out, Profile* profile) {
     filter_images({&image}, kernel_spectrum, real_kernel, {&out}, profile);
 }

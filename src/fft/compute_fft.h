@@ -40,6 +40,7 @@ public:
     /// Also true where filters run transposed (transposed()): the kernel's spectrum is then the
     /// transposed problem's, made from the impulse response by its forward.
     bool reorders_kernel() const override;
+    void prepare_filter(bool real_kernel) override;
     /// False where filters run transposed: the kernel is then the transposed problem's forward of
     /// the impulse response, not a reordering of this transform's.
     bool kernel_reads_spectrum() const override { return transposed_ == nullptr; }

@@ -62,6 +62,9 @@ public:
     /// profile's dispatches are the batch's.
     virtual void filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, bool real_kernel,
                               const std::vector<RenderTarget*>& outs, Profile* profile = nullptr);
+    /// Compiles now what filter() with `real_kernel` will run, where the transform has not yet
+    /// (the compute backend compiles its complex multiply with the transform, the real one here).
+    virtual void prepare_filter(bool real_kernel) { (void)real_kernel; }
     /// Whether filter() reads the kernel's spectrum in an order of its own, made by
     /// reorder_kernel() from a forward() result (the compute backend's long columns, ComputeFft).
     virtual bool reorders_kernel() const { return false; }

@@ -27,6 +27,7 @@ void Filter::set_impulse_response(const Texture& impulse_response, bool point_sy
     if (impulse_response.width() != fft_.width() || impulse_response.height() != fft_.height())
         throw std::invalid_argument("the impulse response must have the transform's size");
     real_ = point_symmetric;
+    fft_.prepare_filter(real_);
     if (fft_.reorders_kernel() && !fft_.kernel_reads_spectrum()) {
         // The spectrum waits for spectrum(): keep the impulse response (the caller's texture may
         // change before then).
