@@ -449,11 +449,15 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
     RenderTarget result(1, 1);
     std::vector<std::vector<Pass>> all = {forward_passes(result.texture(), result), filter_passes(result.texture(), result)};
     if (!transposed_io_) all.push_back(inverse_passes(result.texture(), result));
+    prepare_passes(all);
+    check_gl("setting up the compute FFT");
+}
+
+void ComputeFft::prepare_passes(const std::vector<std::vector<Pass>>& all) {
     std::vector<ProgramSpec> specs;
     for (const std::vector<Pass>& passes : all)
         for (const Dispatch& d : dispatches(passes)) specs.push_back(spec(d));
     programs_.prepare(specs);
-    check_gl("setting up the compute FFT");
 }
 
 
@@ -1165,12 +1169,9 @@ void ComputeFft::prepare_filter(bool real_kernel) {
     if (transposed_) return transposed_->prepare_filter(real_kernel);
     if (!real_kernel) return;  // the constructor compiled those
     // Side by side, as the constructor compiles the rest: one at a time on first use, a GPU's
-    // driver would take seconds a program there.
+    // driver would take seconds a program there. The rows' programs are compiled already.
     RenderTarget result(1, 1);
-    std::vector<ProgramSpec> specs;
-    for (const Dispatch& d : dispatches(filter_passes(result.texture(), result, 0, true)))
-        if (d.real_kernel) specs.push_back(spec(d));
-    programs_.prepare(specs);
+    prepare_passes({filter_passes(result.texture(), result, 0, true)});
 }
 
 void ComputeFft::filter(const Texture& image, const Texture& kernel_spectrum, bool real_kernel, RenderTarget& out, Profile* profile) {

@@ -253,6 +253,9 @@ private:
     std::vector<Pass> inverse_passes(const Texture& spectrum, RenderTarget& image) const;
     std::vector<Pass> filter_passes(const Texture& image, RenderTarget& out, int slot = 0, bool real_kernel = false) const;
     std::vector<Dispatch> dispatches(const std::vector<Pass>& passes) const;
+    /// Compiles every program the passes' dispatches run and the cache lacks, side by side
+    /// (ProgramCache::prepare).
+    void prepare_passes(const std::vector<std::vector<Pass>>& all);
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
     /// How a line of `length` along `axis` is transformed: {length} whole (folded or not), or

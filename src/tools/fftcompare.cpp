@@ -517,13 +517,13 @@ void plot(const std::vector<Row>& rows, const Options& o, const std::string& pat
     }
 }
 
-/// What bounds a pass: median GPU time of a plain copy, and of the filter plan's passes grouped by
-/// kind ("row FFT, radix 16", "multiply", ...), with the bytes they write per microsecond.
 /// The impulse response a speed run filters by: --kernel's on the grid, else the image itself.
 std::vector<float> timed_impulse(const Kernel* kernel, Size s, const std::vector<float>& image) {
     return kernel ? impulse_response(*kernel, s.m, s.n) : image;
 }
 
+/// What bounds a pass: median GPU time of a plain copy, and of the filter plan's passes grouped by
+/// kind ("row FFT, radix 16", "multiply", ...), with the bytes they write per microsecond.
 void print_pass_costs(ProgramCache& programs, const Options& o, const Kernel* kernel, const std::string& gpu) {
     std::printf("Pass costs on %s: median GPU microseconds (timer queries), %s\n", gpu.c_str(),
                 o.fft.radix == 2 ? "the radix-2 chain" : "the fast chain where it applies");
