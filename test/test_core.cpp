@@ -432,6 +432,9 @@ TEST(four_step_takes_fused_and_classic_routes) {
                               Case{{64, 256}, 0, 0, 0, 3, 2}}) {
             FftOptions options = chain.options;
             options.compute_fuse = c.fuse;
+            // The filter's last column step a dispatch of its own, on every device (the GPU's row
+            // moves it into the inverse rows' loads: column_tail_in_the_inverse_rows_loads).
+            options.compute_fuse_tail = -1;
             const std::string at = chain.name + " (fuse " + std::to_string(c.fuse) + ") at " + std::to_string(c.size.m) + "x" + std::to_string(c.size.n);
             auto* fft = compute_fft(c.size, options, at);
             if (!fft) continue;
@@ -1285,6 +1288,48 @@ TEST(point_symmetric_kernels_multiply_by_a_real_spectrum) {
             expect_close(at + (compute ? " (an asymmetric kernel as real: its even part)" : " (an asymmetric kernel as real: read whole)"), s, ch, e,
                          kRelRms, 4 * kRelRms * e.ref_max);
         }
+    }
+}
+
+// The compute backend compiles a use's programs on its first use, all of them side by side, and
+// nothing it does not run: a Filter compiles the forward (its kernel's spectrum) and the multiply
+// its kernel takes when the kernel is set, so that applying it or running forward() compiles
+// nothing more; the complex multiply and the inverse's columns wait until something runs them.
+TEST(compute_programs_compile_per_use) {
+    test::context();
+    if (!ComputeFft::supported()) return;
+    FftOptions o;
+    o.backend = Backend::Compute;
+    for (Size s : {Size{24, 20}, Size{120, 72}}) {
+        const std::string at = std::to_string(s.m) + "x" + std::to_string(s.n);
+        ProgramCache cache;
+        ComputeFft fft(cache, s.m, s.n, o);
+        const size_t made = cache.size();
+        const std::vector<float> image = test::random_image(s, 5), k = test::random_image(s, 6);
+        std::vector<float> even(k.size());
+        for (int y = 0; y < s.n; ++y)
+            for (int x = 0; x < s.m; ++x)
+                for (int c = 0; c < 4; ++c) {
+                    const size_t at_xy = (static_cast<size_t>(y) * s.m + x) * 4 + c;
+                    const size_t mirror = (static_cast<size_t>((s.n - y) % s.n) * s.m + (s.m - x) % s.m) * 4 + c;
+                    even[at_xy] = (k[at_xy] + k[mirror]) / 2;
+                }
+        Filter symmetric(fft, even);
+        const size_t set = cache.size();
+        EXPECT(symmetric.real_spectrum() && set > made, at, ": the symmetric kernel's filter compiled nothing (", made, " programs)");
+        symmetric.apply(image);
+        fft.forward(image);
+        EXPECT(cache.size() == set, at, ": applying the filter or running forward() compiled ", cache.size() - set,
+               " programs its kernel's setting had not");
+        Filter complex(fft, k);
+        const size_t complex_set = cache.size();
+        EXPECT(complex_set > set, at, ": the complex multiply was compiled before a filter asked for it");
+        complex.apply(image);
+        EXPECT(cache.size() == complex_set, at, ": the complex filter compiled ", cache.size() - complex_set, " programs on first use");
+        const std::vector<float> back = fft.inverse(fft.forward(image));
+        EXPECT(cache.size() > complex_set, at, ": the inverse's columns were compiled before inverse() ran");
+        const ErrorStats e = compare(std::vector<double>(image.begin(), image.end()), std::vector<double>(back.begin(), back.end()));
+        EXPECT(e.rel_rms <= kRelRms, at, ": inverse of forward, rel RMS ", e.rel_rms);
     }
 }
 

@@ -441,16 +441,27 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
                 twiddle_buffers_.emplace(length, StorageBuffer(pairs.data(), pairs.size() * sizeof(float)));
             }
         }
-    // Compile every program now (as forward, inverse and filter run them, into RGBA32F results),
-    // side by side where the driver compiles in parallel: a driver that rejects one fails here
-    // with its log. Filtering transposed, the transposed problem's transform has compiled what
-    // filters run; a transposed problem's transform only filters (and makes the kernel's spectrum).
-    if (transposed_) return;
-    RenderTarget result(1, 1);
-    std::vector<std::vector<Pass>> all = {forward_passes(result.texture(), result), filter_passes(result.texture(), result)};
-    if (!transposed_io_) all.push_back(inverse_passes(result.texture(), result));
-    prepare_passes(all);
+    // No program is compiled yet: each use compiles its own on first use, side by side (prepare()),
+    // so a filter compiles neither the inverse's columns nor the multiply it does not run.
     check_gl("setting up the compute FFT");
+}
+
+void ComputeFft::prepare(std::initializer_list<Use> uses) {
+    std::vector<Use> missing;
+    for (Use u : uses)
+        if (!(prepared_uses_ & use_bit(u)) && std::find(missing.begin(), missing.end(), u) == missing.end()) missing.push_back(u);
+    if (missing.empty()) return;
+    // The passes as forward, inverse and filter run them, into an RGBA32F result (the programs
+    // depend on neither the textures nor the slot).
+    slot(0);
+    RenderTarget result(1, 1);
+    std::vector<std::vector<Pass>> all;
+    for (Use u : missing)
+        all.push_back(u == Use::Forward   ? forward_passes(result.texture(), result)
+                      : u == Use::Inverse ? inverse_passes(result.texture(), result)
+                                          : filter_passes(result.texture(), result, 0, u == Use::RealFilter));
+    prepare_passes(all);  // a driver that rejects one fails here with its log
+    for (Use u : missing) prepared_uses_ |= use_bit(u);
 }
 
 void ComputeFft::prepare_passes(const std::vector<std::vector<Pass>>& all) {
@@ -1156,22 +1167,19 @@ std::vector<ComputeFft::Pass> ComputeFft::filter_passes(const Texture& image, Re
 }
 
 void ComputeFft::forward(const Texture& image, RenderTarget& spectrum, Profile* profile) {
-    slot(0);  // made on first use where filters run transposed
+    prepare({Use::Forward});  // and slot 0, made on first use where filters run transposed
     run({forward_passes(image, spectrum)}, nullptr, profile);
 }
 
 void ComputeFft::inverse(const Texture& spectrum, RenderTarget& image, Profile* profile) {
-    slot(0);
+    prepare({Use::Inverse});
     run({inverse_passes(spectrum, image)}, nullptr, profile);
 }
 
 void ComputeFft::prepare_filter(bool real_kernel) {
+    // Filtering transposed, the transposed problem's transform filters and makes the kernel.
     if (transposed_) return transposed_->prepare_filter(real_kernel);
-    if (!real_kernel) return;  // the constructor compiled those
-    // Side by side, as the constructor compiles the rest: one at a time on first use, a GPU's
-    // driver would take seconds a program there. The rows' programs are compiled already.
-    RenderTarget result(1, 1);
-    prepare_passes({filter_passes(result.texture(), result, 0, true)});
+    prepare({Use::Forward, real_kernel ? Use::RealFilter : Use::Filter});
 }
 
 void ComputeFft::filter(const Texture& image, const Texture& kernel_spectrum, bool real_kernel, RenderTarget& out, Profile* profile) {
@@ -1195,6 +1203,7 @@ void ComputeFft::filter_images(const std::vector<const Texture*>& images, const 
             for (std::string& label : profile->pass_labels) label = "transposed " + label;
         return;
     }
+    prepare({real_kernel ? Use::RealFilter : Use::Filter});
     std::vector<std::vector<Pass>> batch;
     for (size_t i = 0; i < images.size(); ++i) {
         slot(i);

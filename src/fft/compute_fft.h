@@ -11,6 +11,7 @@
 
 #include <array>
 #include <deque>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -256,6 +257,13 @@ private:
     /// Compiles every program the passes' dispatches run and the cache lacks, side by side
     /// (ProgramCache::prepare).
     void prepare_passes(const std::vector<std::vector<Pass>>& all);
+    /// What a caller runs. Each use's programs compile together on its first use (or
+    /// prepare_filter()), side by side, and not before: a filter by a point-symmetric kernel
+    /// never compiles the complex multiply, nor a filter the inverse's columns.
+    enum class Use { Forward, Inverse, Filter, RealFilter };
+    static unsigned use_bit(Use u) { return 1u << static_cast<unsigned>(u); }
+    /// Compiles the programs of the uses not compiled yet, side by side (prepare_passes()).
+    void prepare(std::initializer_list<Use> uses);
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
     /// How a line of `length` along `axis` is transformed: {length} whole (folded or not), or
@@ -336,6 +344,7 @@ private:
     std::map<std::tuple<int, bool, int, int, int, int, bool, bool, bool, int, int, int, int, bool, bool, bool>, Prepared> prepared_;
     bool transposed_io_ = false;             // this is a transposed problem's transform (stored_transposed())
     std::unique_ptr<ComputeFft> transposed_;  // transposed(): the transform that filters
+    unsigned prepared_uses_ = 0;  // use_bit() of each Use prepare() has compiled
 };
 
 }  // namespace gpufft

@@ -62,8 +62,10 @@ public:
     /// profile's dispatches are the batch's.
     virtual void filter_batch(const std::vector<const Texture*>& images, const Texture& kernel_spectrum, bool real_kernel,
                               const std::vector<RenderTarget*>& outs, Profile* profile = nullptr);
-    /// Compiles now what filter() with `real_kernel` will run, where the transform has not yet
-    /// (the compute backend compiles its complex multiply with the transform, the real one here).
+    /// Compiles now, side by side, what filter() with `real_kernel` and the forward() that makes
+    /// the kernel's spectrum will run (Filter calls it when its kernel is set). The compute
+    /// backend compiles each use's programs on first use otherwise; the fragment chains compile
+    /// everything with the transform.
     virtual void prepare_filter(bool real_kernel) { (void)real_kernel; }
     /// Whether filter() reads the kernel's spectrum in an order of its own, made by
     /// reorder_kernel() from a forward() result (the compute backend's long columns, ComputeFft).
