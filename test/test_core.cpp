@@ -50,6 +50,19 @@ void expect_close(const std::string& what, Size s, int c, const ErrorStats& e, d
            e.max_abs, " (bound ", max_abs, ") at index ", e.worst);
 }
 
+// The even part of an RGBA grid, (k(x, y) + k(-x, -y)) / 2, modulo the size: exactly point
+// symmetric (a + b == b + a).
+std::vector<float> even_part(const std::vector<float>& k, Size s) {
+    std::vector<float> e(k.size());
+    for (int y = 0; y < s.n; ++y)
+        for (int x = 0; x < s.m; ++x)
+            for (int c = 0; c < 4; ++c) {
+                const size_t at = (static_cast<size_t>(y) * s.m + x) * 4 + c;
+                e[at] = (k[at] + k[(static_cast<size_t>((s.n - y) % s.n) * s.m + (s.m - x) % s.m) * 4 + c]) / 2;
+            }
+    return e;
+}
+
 }  // namespace
 
 TEST(forward_matches_fftw_r2c) {
@@ -1209,19 +1222,6 @@ TEST(column_tail_in_the_inverse_rows_loads) {
 // Routes: whole lines, channel-pair rows, a mixed size, the four-step chain, step B in bands with
 // the reordered kernel, transposed filters, the columns' tail in the inverse rows' loads.
 TEST(point_symmetric_kernels_multiply_by_a_real_spectrum) {
-    auto mirror = [](const std::vector<float>& k, Size s) {
-        std::vector<float> m(k.size());
-        for (int y = 0; y < s.n; ++y)
-            for (int x = 0; x < s.m; ++x)
-                for (int c = 0; c < 4; ++c)
-                    m[(static_cast<size_t>(y) * s.m + x) * 4 + c] = k[(static_cast<size_t>((s.n - y) % s.n) * s.m + (s.m - x) % s.m) * 4 + c];
-        return m;
-    };
-    auto even_part = [&](const std::vector<float>& k, Size s) {
-        std::vector<float> m = mirror(k, s), e(k.size());
-        for (size_t i = 0; i < k.size(); ++i) e[i] = (k[i] + m[i]) / 2;  // a + b == b + a: exactly symmetric
-        return e;
-    };
     {
         const Size s{6, 4};
         const std::vector<float> k = test::random_image(s, 3);
@@ -1306,15 +1306,7 @@ TEST(compute_programs_compile_per_use) {
         ComputeFft fft(cache, s.m, s.n, o);
         const size_t made = cache.size();
         const std::vector<float> image = test::random_image(s, 5), k = test::random_image(s, 6);
-        std::vector<float> even(k.size());
-        for (int y = 0; y < s.n; ++y)
-            for (int x = 0; x < s.m; ++x)
-                for (int c = 0; c < 4; ++c) {
-                    const size_t at_xy = (static_cast<size_t>(y) * s.m + x) * 4 + c;
-                    const size_t mirror = (static_cast<size_t>((s.n - y) % s.n) * s.m + (s.m - x) % s.m) * 4 + c;
-                    even[at_xy] = (k[at_xy] + k[mirror]) / 2;
-                }
-        Filter symmetric(fft, even);
+        Filter symmetric(fft, even_part(k, s));
         const size_t set = cache.size();
         EXPECT(symmetric.real_spectrum() && set > made, at, ": the symmetric kernel's filter compiled nothing (", made, " programs)");
         symmetric.apply(image);
