@@ -219,11 +219,14 @@ if has gap; then  # where 1920x1080's time a pixel goes against 2048x1024's: one
     fi
 fi
 if has compile; then  # first use of a size: its programs' setup with the driver's disk cache off, this build
-                     # beside the build before where carried as bin/old/fftcompare, alternately, twice
+                     # beside the build before where carried as bin/old/fftcompare, alternately, twice, with
+                     # the random (complex) kernel and gaussian:8 (point symmetric: the real multiply)
     for i in 1 2; do
-        for b in fftcompare $([ -x bin/old/fftcompare ] && echo old/fftcompare); do
-            TAIL=2 __GL_SHADER_DISK_CACHE=0 run "compile_${b//\//_}_$i" timeout 200 bin/$b --backend compute \
-                --sizes "${COMPILE_SIZE:-1920x1080}" --race default --repeat 2 --warm-up 0
+        for k in random gaussian:8; do
+            for b in fftcompare $([ -x bin/old/fftcompare ] && echo old/fftcompare); do
+                TAIL=2 __GL_SHADER_DISK_CACHE=0 run "compile_${k//:/_}_${b//\//_}_$i" timeout 200 bin/$b --backend compute \
+                    --sizes "${COMPILE_SIZE:-1920x1080}" --race default --repeat 2 --warm-up 0 $([ $k != random ] && echo --kernel $k)
+            done
         done
     done
 fi

@@ -449,7 +449,7 @@ ComputeFft::ComputeFft(ProgramCache& programs, int width, int height, const FftO
 void ComputeFft::prepare(std::initializer_list<Use> uses) {
     std::vector<Use> missing;
     for (Use u : uses)
-        if (!(prepared_uses_ & use_bit(u)) && std::find(missing.begin(), missing.end(), u) == missing.end()) missing.push_back(u);
+        if (!(prepared_uses_ & use_bit(u))) missing.push_back(u);
     if (missing.empty()) return;
     // The passes as forward, inverse and filter run them, into an RGBA32F result (the programs
     // depend on neither the textures nor the slot).
