@@ -2,7 +2,7 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests api frames fourstep compare cufft peers large variants bench passes probe lineprobe
+#   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers large variants bench passes probe lineprobe
 #                                        warpline smemline layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -58,6 +58,14 @@ if has fourstep; then  # the four-step lines (above 4096): GPU time per dispatch
     [ -x bin/old/fftcompare ] && run fourstep_old bin/old/fftcompare --pass-costs --backend compute --sizes "$sizes"
     run fourstep "${costs[@]}" --sizes "$sizes"
     run fourstep_accuracy bin/fftcompare --backend compute --sizes 6000,8192
+fi
+if has routes; then  # accuracy (issue 15's 1.5x of fftwf) at sizes taking each route the GPU row picks:
+                    # row tails, transposed filters, column halves with their tail in the rows' loads,
+                    # quarters, the classic four-step split, 7s; ROUTE_SIZES replaces the list
+    sizes=${ROUTE_SIZES:-1920x1080,2000x1152,1000,2100,2520x1400,3840x2160,4200x2646,7000x1050,1050x7000,5000,4320x5760,6000,8192,9000x1200,2048x12288,2048x16384}
+    run routes_compute bin/fftcompare --backend compute --no-speed --max-ratio 1.5 --threads "$(nproc)" --sizes "$sizes"
+    run routes_fragment bin/fftcompare --backend fragment --no-speed --max-ratio 1.5 --threads "$(nproc)" \
+        --sizes "${ROUTE_FRAGMENT_SIZES:-1920x1080,2100,4200x2520}"
 fi
 if has compare; then
     run fftcompare bin/fftcompare --sizes 128,256,512,1024,2048,4096,1024x256,256x1024,2048x512
