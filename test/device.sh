@@ -61,8 +61,9 @@ if has fourstep; then  # the four-step lines (above 4096): GPU time per dispatch
 fi
 if has routes; then  # accuracy (issue 15's 1.5x of fftwf) at sizes taking each route the GPU row picks:
                     # row tails, transposed filters, column halves with their tail in the rows' loads,
-                    # quarters, the classic four-step split, 7s; ROUTE_SIZES replaces the list
-    sizes=${ROUTE_SIZES:-1920x1080,2000x1152,1000,2100,2520x1400,3840x2160,4200x2646,7000x1050,1050x7000,5000,4320x5760,6000,8192,9000x1200,2048x12288,2048x16384}
+                    # quarters, the classic four-step split, an odd step B (4410, 13122), 7s;
+                    # ROUTE_SIZES replaces the list
+    sizes=${ROUTE_SIZES:-1920x1080,2000x1152,1000,2100,2520x1400,3840x2160,4200x2646,7000x1050,1050x7000,5000,4320x5760,6000,8192,9000x1200,2048x12288,2048x16384,4410x1050,1050x4410,13122x1024}
     run routes_compute bin/fftcompare --backend compute --no-speed --max-ratio 1.5 --threads "$(nproc)" --sizes "$sizes"
     run routes_fragment bin/fftcompare --backend fragment --no-speed --max-ratio 1.5 --threads "$(nproc)" \
         --sizes "${ROUTE_FRAGMENT_SIZES:-1920x1080,2100,4200x2520}"

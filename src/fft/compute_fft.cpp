@@ -188,12 +188,14 @@ int ComputeFft::register_cap(int threads) { return std::min(255, 65536 / registe
 std::vector<int> ComputeFft::line_radices(int length, int max_radix) {
     std::vector<int> factors = prime_factors(length);
     const int twos = static_cast<int>(std::count(factors.begin(), factors.end(), 2));
-    if (twos == 0 || factors.back() > 7) throw std::invalid_argument("no line plan for a length of " + std::to_string(length));
+    // Odd lengths only as a four-step split's step B (split_line()): no even radix to start with.
+    if (length < 2 || factors.back() > 7) throw std::invalid_argument("no line plan for a length of " + std::to_string(length));
     // The power of two: as many of `max_radix` as fit, then the rest (the fast chain's 16s, then 8
     // and/or 4, at 16).
     std::vector<int> r;
     const int two = 1 << twos;
-    if (two == 2) {
+    if (two == 1) {
+    } else if (two == 2) {
         r = {2};
     } else if (max_radix >= 16) {
         r = radices(two);
@@ -226,7 +228,7 @@ std::vector<int> ComputeFft::line_radices(int length, int max_radix) {
         }
     }
     const int most = max_radix >= 8 ? kMaxRegisters : max_radix;
-    if (!odd.empty() && r.back() < max_radix && r.back() * odd.front() <= most) {
+    if (!odd.empty() && !r.empty() && r.back() < max_radix && r.back() * odd.front() <= most) {
         r.back() *= odd.front();
         odd.erase(odd.begin());
     }
@@ -516,13 +518,25 @@ std::vector<int> ComputeFft::split(int length, Axis axis) const {
     }
     if (parts.empty())
         throw std::invalid_argument("a line of " + std::to_string(length) + " is longer than " + std::to_string(most) +
-                                    " and not a product of two even lengths: the compute backend cannot take it");
+                                    " and not a product of two lengths up to that, one even (not 2): the compute backend cannot take it");
     return parts;
 }
 
 std::vector<int> ComputeFft::axis_split(Axis axis) const {
     if (axis == Axis::Rows) return channel_rows_ ? std::vector<int>{width_} : split(width_, axis);
     return split(height_, axis);
+}
+
+std::vector<int> ComputeFft::pass_split(Axis axis, bool inverse) const {
+    std::vector<int> parts = axis_split(axis);
+    // A column inverse pass (not a filter's last step, which keeps its filter's split) ends storing
+    // tangled row pairs, its last stage's outputs y and y + N/2 in one thread (STORE_ROW_PAIRS):
+    // an even last radix in its step B. Where step B is odd (lines
+    // of 2 x an odd length, split_line()), the inverse takes the odd length first: its step A
+    // loads the spectrum element by element, and the forward's step A untangles, as before, with
+    // the even one.
+    if (axis == Axis::Columns && inverse && parts.size() == 2 && parts[1] % 2) std::swap(parts[0], parts[1]);
+    return parts;
 }
 
 bool ComputeFft::channel_line(int length, int most) {
@@ -568,6 +582,18 @@ std::vector<int> ComputeFft::split_line(int length, int most, bool quarters) {
     }
     for (int l1 = 2; l1 < length; l1 += 2)
         if (length % l1 == 0 && static_cast<long long>(l1) * l1 >= length && (length / l1) % 2 == 0) return {l1, length / l1};
+    // Else (a length with one factor of 2, 2 x odd) an even step A and an odd step B: the
+    // smallest even L1 from the square root up that fits, else the largest below it. Never a
+    // fused length (kFusedStepA): those untangle in step B's loads, which pair the elements of an
+    // even first radix; the forward's step A untangles instead, and an inverse of columns takes
+    // the odd length first (pass_split()).
+    int l1_odd = 0;
+    for (int l1 = 6; l1 <= std::min(most, length - 1); l1 += 2) {
+        if (length % l1 != 0 || length / l1 > most) continue;
+        l1_odd = l1;
+        if (static_cast<long long>(l1) * l1 >= length) break;
+    }
+    if (l1_odd) return {l1_odd, length / l1_odd};
     return {};
 }
 
@@ -602,7 +628,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.full = rows ? width_ : height_;
     s.channel_pairs = rows && channel_rows_;
     // A row tail in parts: step B of the split into that many sub-lines, step A fused.
-    const std::vector<int> parts = d.tail_parts > 1 ? std::vector<int>{d.tail_parts, s.full / d.tail_parts} : axis_split(d.axis);
+    const std::vector<int> parts = d.tail_parts > 1 ? std::vector<int>{d.tail_parts, s.full / d.tail_parts} : pass_split(d.axis, d.transform == Transform::Inverse && !d.filter_tail);
     s.fold = s.channel_pairs ? 2 : d.step == 0 ? fold(s.full) : 1;
     s.fused_a = d.step == 2 && (d.tail_parts > 1 || fused_step_a(parts, options_));
     s.length = d.step == 0 ? s.full / s.fold : d.step == 1 ? parts[0] : parts[1];
@@ -873,7 +899,7 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
             whole.tail_in_loads = true;
             tail_for = nullptr;
         }
-        const std::vector<int> parts = axis_split(p.axis);
+        const std::vector<int> parts = pass_split(p.axis, p.transform == Transform::Inverse);
         // The four-step route's steps: complex lines as row or column pairs between them.
         const Load load_pair = rows ? Load::RowPair : Load::ColumnPair;
         const Store store_pair = rows ? Store::RowPair : Store::ColumnPair;
