@@ -148,9 +148,10 @@ public:
     static int fold_line(int length, int most, int option);
     /// split() for lines up to `most` whole, longer ones in the four-step split F = L1 L2: halves
     /// (L1 = 2) where they fit, quarters (L1 = 4) where they fit and `quarters` (step A in step B's
-    /// loads where fused_step_a() says), else L1 >= L2 as near sqrt(F) as F's factors allow; every part even
-    /// (the columns' untangle and tangle pair elements y and y + N/2 within each step's sub-lines);
-    /// empty where none is.
+    /// loads where fused_step_a() says), else L1 >= L2 as near sqrt(F) as F's factors allow, both
+    /// even (the columns' untangle and tangle pair elements y and y + N/2 within each step's
+    /// sub-lines); else (F = 2 x odd) an even L1 of at least 6 and an odd L2, which a column
+    /// inverse takes the other way round (pass_split()); empty where none fits.
     static std::vector<int> split_line(int length, int most, bool quarters);
     /// The columns' split where the device's row limits step B's sub-lines
     /// (ComputeTuning::column_step_b_longest): lines up to `most` whole, lengths in `halves`
