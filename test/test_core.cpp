@@ -595,6 +595,32 @@ TEST(compute_split_takes_the_asked_split) {
     }
 }
 
+// Lengths of 2 x odd past a workgroup's line split as an even step A (at least 6: never a fused
+// length) and an odd step B, from the square root up where that fits, else below it; nothing else
+// changes: lengths with an even split keep it. The numerical tests take the route in 14 x 18's
+// columns and 18 x 14's rows (18 as 6 x 3).
+TEST(lines_of_two_times_odd_take_an_odd_step_b) {
+    auto joined = [](const std::vector<int>& list) {
+        std::string text;
+        for (int n : list) text += std::to_string(n) + " ";
+        return text.empty() ? std::string("nothing") : text;
+    };
+    struct Case {
+        int length, most;
+        std::vector<int> parts;
+    };
+    for (const Case& c : {Case{4410, 4096, {70, 63}}, Case{4802, 4096, {98, 49}}, Case{13122, 4096, {162, 81}},
+                          Case{6250, 4096, {250, 25}}, Case{18, 16, {6, 3}}, Case{54, 16, {6, 9}}, Case{14, 8, {}},
+                          Case{250, 16, {}}, Case{4480, 4096, {2, 2240}}, Case{72, 16, {12, 6}}}) {
+        const std::vector<int> parts = ComputeFft::split_line(c.length, c.most, false);
+        EXPECT(parts == c.parts, c.length, " (lines up to ", c.most, "): split as ", joined(parts));
+    }
+    test::context();
+    const LengthModel lengths = ComputeFft::lengths(FftOptions{});
+    EXPECT(lengths.allowed(4410) && lengths.allowed(13122) && lengths.allowed(4374),
+           "the compute backend's lengths take 2 x odd past 4096: 4410 ", lengths.allowed(4410), ", 13122 ", lengths.allowed(13122));
+}
+
 // The GPU row's long columns: step B's sub-lines of at most 2048 points, the longest with an even
 // step A, but the halves at the lengths it lists (H200, 2026-11-25 and 26: tuning.cpp); the
 // software row keeps split_line()'s halves and quarters.

@@ -191,15 +191,14 @@ std::vector<int> ComputeFft::line_radices(int length, int max_radix) {
     // Odd lengths only as a four-step split's step B (split_line()): no even radix to start with.
     if (length < 2 || factors.back() > 7) throw std::invalid_argument("no line plan for a length of " + std::to_string(length));
     // The power of two: as many of `max_radix` as fit, then the rest (the fast chain's 16s, then 8
-    // and/or 4, at 16).
+    // and/or 4, at 16); none in an odd length.
     std::vector<int> r;
     const int two = 1 << twos;
-    if (two == 1) {
-    } else if (two == 2) {
+    if (two == 2) {
         r = {2};
-    } else if (max_radix >= 16) {
+    } else if (two > 2 && max_radix >= 16) {
         r = radices(two);
-    } else {
+    } else if (two > 2) {
         const int k = log2_exact(max_radix);
         r.assign(static_cast<size_t>(twos / k), max_radix);
         if (twos % k) r.push_back(1 << (twos % k));
@@ -531,10 +530,9 @@ std::vector<int> ComputeFft::pass_split(Axis axis, bool inverse) const {
     std::vector<int> parts = axis_split(axis);
     // A column inverse pass (not a filter's last step, which keeps its filter's split) ends storing
     // tangled row pairs, its last stage's outputs y and y + N/2 in one thread (STORE_ROW_PAIRS):
-    // an even last radix in its step B. Where step B is odd (lines
-    // of 2 x an odd length, split_line()), the inverse takes the odd length first: its step A
-    // loads the spectrum element by element, and the forward's step A untangles, as before, with
-    // the even one.
+    // an even last radix in its step B. Where step B is odd (lines of 2 x an odd length,
+    // split_line()), the inverse takes the odd length first: its step A loads the spectrum
+    // element by element, and the forward's step A untangles, as before, with the even one.
     if (axis == Axis::Columns && inverse && parts.size() == 2 && parts[1] % 2) std::swap(parts[0], parts[1]);
     return parts;
 }
