@@ -37,9 +37,9 @@ constexpr double kImpulseMaxAbs = 1e-5;
 // Powers of two, then sizes with each of the radices 3, 5 and 7 (issue 15): multiples of 4 (every
 // chain but the paper's radix-2 one), and odd multiples of 2 (the compute backend; the four-step
 // chain splits 18 as 6 x 3, an odd step B, in the rows of 18 x 14 and the columns of 14 x 18, whose
-// inverse takes the 3 first); 1000 x 1080 (2^3 5^3 and 2^3 3^3 5) in the heavier tier. The four-step chain (lines of
-// 16) takes rows of 12 to 32 as channel pairs: 12 x 20 and 16 x 64 whole, and rows too long as row
-// pairs; 28 x 24 with columns fused in halves, 20 x 64 and 16 x 64 in quarters, 32 x 12 with whole
+// inverse takes the 3 first); 1000 x 1080 (2^3 5^3 and 2^3 3^3 5) in the heavier tier. The
+// four-step chain (lines of 16) takes rows of 12 to 32 as channel pairs: 12 x 20 and 16 x 64
+// whole, and rows too long as row pairs; 28 x 24 with columns fused in halves, 20 x 64 and 16 x 64 in quarters, 32 x 12 with whole
 // ones, 64 x 16's rows and 128 x 128 and larger with the classic four-step route.
 const Size kSizes[] = {{2, 2},   {4, 4},   {8, 2},    {2, 8},   {16, 64}, {64, 16},   {128, 128},  {256, 512},
                        {8, 2048}, {1024, 1024}, {12, 20}, {28, 24}, {6, 10}, {14, 18}, {18, 14}, {120, 72}, {32, 12}, {20, 64}};
@@ -61,6 +61,13 @@ std::vector<float> even_part(const std::vector<float>& k, Size s) {
                 e[at] = (k[at] + k[(static_cast<size_t>((s.n - y) % s.n) * s.m + (s.m - x) % s.m) * 4 + c]) / 2;
             }
     return e;
+}
+
+// "4 2048 ", or "nothing": a split as the split tests print it.
+std::string joined(const std::vector<int>& list) {
+    std::string text;
+    for (int n : list) text += std::to_string(n) + " ";
+    return text.empty() ? std::string("nothing") : text;
 }
 
 }  // namespace
@@ -600,11 +607,6 @@ TEST(compute_split_takes_the_asked_split) {
 // changes: lengths with an even split keep it. The numerical tests take the route in 14 x 18's
 // columns and 18 x 14's rows (18 as 6 x 3).
 TEST(lines_of_two_times_odd_take_an_odd_step_b) {
-    auto joined = [](const std::vector<int>& list) {
-        std::string text;
-        for (int n : list) text += std::to_string(n) + " ";
-        return text.empty() ? std::string("nothing") : text;
-    };
     struct Case {
         int length, most;
         std::vector<int> parts;
@@ -630,11 +632,6 @@ TEST(gpu_row_splits_long_columns_at_2048) {
                std::string(software.column_halves).empty(),
            "step B's longest: GPU ", gpu.column_step_b_longest, ", software ", software.column_step_b_longest, "; halves: GPU ",
            gpu.column_halves, ", software ", software.column_halves);
-    auto joined = [](const std::vector<int>& list) {
-        std::string text;
-        for (int n : list) text += std::to_string(n) + " ";
-        return text.empty() ? std::string("nothing") : text;
-    };
     const std::vector<int> gpu_halves = ComputeFft::column_halves(gpu, false);
     struct Case {
         int length;

@@ -526,14 +526,15 @@ std::vector<int> ComputeFft::axis_split(Axis axis) const {
     return split(height_, axis);
 }
 
-std::vector<int> ComputeFft::pass_split(Axis axis, bool inverse) const {
-    std::vector<int> parts = axis_split(axis);
+std::vector<int> ComputeFft::pass_split(const Dispatch& d) const {
+    std::vector<int> parts = axis_split(d.axis);
     // A column inverse pass (not a filter's last step, which keeps its filter's split) ends storing
     // tangled row pairs, its last stage's outputs y and y + N/2 in one thread (STORE_ROW_PAIRS):
     // an even last radix in its step B. Where step B is odd (lines of 2 x an odd length,
     // split_line()), the inverse takes the odd length first: its step A loads the spectrum
     // element by element, and the forward's step A untangles, as before, with the even one.
-    if (axis == Axis::Columns && inverse && parts.size() == 2 && parts[1] % 2) std::swap(parts[0], parts[1]);
+    const bool inverse_pass = d.transform == Transform::Inverse && !d.filter_tail;
+    if (d.axis == Axis::Columns && inverse_pass && parts.size() == 2 && parts[1] % 2) std::swap(parts[0], parts[1]);
     return parts;
 }
 
@@ -626,7 +627,7 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     s.full = rows ? width_ : height_;
     s.channel_pairs = rows && channel_rows_;
     // A row tail in parts: step B of the split into that many sub-lines, step A fused.
-    const std::vector<int> parts = d.tail_parts > 1 ? std::vector<int>{d.tail_parts, s.full / d.tail_parts} : pass_split(d.axis, d.transform == Transform::Inverse && !d.filter_tail);
+    const std::vector<int> parts = d.tail_parts > 1 ? std::vector<int>{d.tail_parts, s.full / d.tail_parts} : pass_split(d);
     s.fold = s.channel_pairs ? 2 : d.step == 0 ? fold(s.full) : 1;
     s.fused_a = d.step == 2 && (d.tail_parts > 1 || fused_step_a(parts, options_));
     s.length = d.step == 0 ? s.full / s.fold : d.step == 1 ? parts[0] : parts[1];
@@ -897,7 +898,7 @@ std::vector<ComputeFft::Dispatch> ComputeFft::dispatches(const std::vector<Pass>
             whole.tail_in_loads = true;
             tail_for = nullptr;
         }
-        const std::vector<int> parts = pass_split(p.axis, p.transform == Transform::Inverse);
+        const std::vector<int> parts = pass_split(whole);
         // The four-step route's steps: complex lines as row or column pairs between them.
         const Load load_pair = rows ? Load::RowPair : Load::ColumnPair;
         const Store store_pair = rows ? Store::RowPair : Store::ColumnPair;

@@ -273,9 +273,10 @@ private:
     std::vector<int> split(int length, Axis axis) const;
     /// split() of the axis's lines: rows as channel pairs whole.
     std::vector<int> axis_split(Axis axis) const;
-    /// axis_split() as a pass takes it: an inverse pass of columns with an odd step B takes its two
-    /// lengths the other way round.
-    std::vector<int> pass_split(Axis axis, bool inverse) const;
+    /// axis_split() as dispatch `d`'s pass takes it: an inverse pass of columns with an odd step B
+    /// takes its two lengths the other way round (a filter's last step, `filter_tail`, keeps the
+    /// filter's order).
+    std::vector<int> pass_split(const Dispatch& d) const;
     /// Whether `t` is one of the textures between dispatches (slots_), or with `h_only` an H.
     bool intermediate(const Texture* t, bool h_only = false) const;
     /// How the rows lie in `t` (fft_line.comp's H_SOURCE and H_TARGET): 0 as row pairs N/2 apart
