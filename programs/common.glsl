@@ -28,52 +28,53 @@ float imod(float x, float y) { return x - y * idiv(x, y); }
 float x_index() { return floor(gl_FragCoord.x); }
 float y_index() { return floor(gl_FragCoord.y); }
 
-// The fast chain (fft_radix.frag) keeps its arrays in planes: the 8 layers of an array texture,
-// written at once as 8 render targets. Along the transformed axis of length L the array is cut
-// into 4 blocks of L/4; layer 2b holds the real parts of block b, layer 2b + 1 the imaginary parts.
+// The fast chain (fft_radix.frag) keeps its arrays in planes: the layers of an array texture,
+// written at once as render targets. Along the transformed axis of length L the array is cut into
+// B blocks of L/B (B = ROW_BLOCKS for rows, COLUMN_BLOCKS for columns: 4 where 4 divides L, else
+// 2); layer 2b holds the real parts of block b, layer 2b + 1 the imaginary parts.
 //   SRC_ROW_PLANES     after the row FFT: complex element u (0..M-1) of row pair r (0..N/2-1),
-//                      H_r(u) = FFT(row r + i row r + N/2), at (u mod M/4, r); layers (M/4) x (N/2)
+//                      H_r(u) = FFT(row r + i row r + N/2), at (u mod M/B, r); layers (M/B) x (N/2)
 //   SRC_COLUMN_PLANES  after the column FFT: complex element y (0..N-1) of column pair p
 //                      (0..M/2-1: pair 0 is columns 0 and M/2 tangled, pair p the complex column
-//                      of columns p and M - p), at (y mod N/4, p); layers (N/4) x (M/2)
-// Both keep the transformed axis along the texture's x: a column stage reading 16 neighbours
-// along y ran 1.4 times slower on the H200 than the same stage reading them along x.
-// fetch_xy then reads the texel the radix-2 chain would hold at (x, y).
+//                      of columns p and M - p), at (y mod N/B, p); layers (N/B) x (M/2)
+// Both keep the transformed axis along x: a column stage reading 16 neighbours along y ran 1.4
+// times slower on the H200 than the same stage reading them along x. fetch_xy then reads the
+// texel the radix-2 chain would hold at (x, y).
 #if defined(SRC_ROW_PLANES) || defined(SRC_COLUMN_PLANES)
+#if !defined(ROW_BLOCKS) || !defined(COLUMN_BLOCKS)
+#error "planes need ROW_BLOCKS and COLUMN_BLOCKS"
+#endif
 uniform sampler2DArray u_planes;
 vec4 plane(vec2 position, vec2 layer_size, float layer) {
     return texture2DArray(u_planes, vec3((position + 0.5) / layer_size, layer));
 }
-#endif
-
-#if defined(SRC_ROW_PLANES)
-void row_element(float u, float r, out vec4 re, out vec4 im) {
-    vec2 size = vec2(0.25 * u_size.x, 0.5 * u_size.y);
-    float b = idiv(u, size.x);
-    vec2 position = vec2(u - b * size.x, r);
+// Complex element `along` of line `line` in planes whose layers are `size` (block length, lines).
+void plane_element(float along, float line, vec2 size, out vec4 re, out vec4 im) {
+    float b = idiv(along, size.x);
+    vec2 position = vec2(along - b * size.x, line);
     re = plane(position, size, 2.0 * b);
     im = plane(position, size, 2.0 * b + 1.0);
 }
+#endif
+
+#if defined(SRC_ROW_PLANES)
+vec2 row_plane_size() { return vec2(u_size.x / float(ROW_BLOCKS), 0.5 * u_size.y); }
+void row_element(float u, float r, out vec4 re, out vec4 im) { plane_element(u, r, row_plane_size(), re, im); }
 vec4 fetch_xy(float x, float y) {
-    vec2 size = vec2(0.25 * u_size.x, 0.5 * u_size.y);
+    vec2 size = row_plane_size();
     float b = idiv(x, size.x), imaginary = step(size.y, y);
     return plane(vec2(x - b * size.x, y - imaginary * size.y), size, 2.0 * b + imaginary);
 }
 #elif defined(SRC_COLUMN_PLANES)
-void column_element(float y, float p, out vec4 re, out vec4 im) {
-    vec2 size = vec2(0.25 * u_size.y, 0.5 * u_size.x);
-    float b = idiv(y, size.x);
-    vec2 position = vec2(y - b * size.x, p);
-    re = plane(position, size, 2.0 * b);
-    im = plane(position, size, 2.0 * b + 1.0);
-}
+vec2 column_plane_size() { return vec2(u_size.y / float(COLUMN_BLOCKS), 0.5 * u_size.x); }
+void column_element(float y, float p, out vec4 re, out vec4 im) { plane_element(y, p, column_plane_size(), re, im); }
 vec4 fetch_xy(float x, float y) {
     // Column x in (0, M/2) is the real part of pair x, column M - x its imaginary part; columns 0
     // and M/2 are the two parts of pair 0.
     float half_m = 0.5 * u_size.x, imaginary = step(half_m, x);
     float p = imaginary * imod(u_size.x - x, u_size.x) + (1.0 - imaginary) * x;
     p = p == half_m ? 0.0 : p;
-    vec2 size = vec2(0.25 * u_size.y, half_m);
+    vec2 size = column_plane_size();
     float b = idiv(y, size.x);
     return plane(vec2(y - b * size.x, p), size, 2.0 * b + imaginary);
 }

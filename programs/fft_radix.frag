@@ -1,18 +1,20 @@
 // fft_radix.frag: the FFT program of Figure 3 at mixed radix (2 to 28: powers of two, 3, 5, 7 and
-// their products), each fragment computing four outputs of a stage and writing them, real and
-// imaginary parts, to eight render targets (the planes of common.glsl). Passes on this chip are
+// their products), each fragment computing B outputs of a stage (B = 4, or 2 along an axis of
+// 2 mod 4) and writing them, real and imaginary parts, to 2B render targets (the planes of
+// common.glsl). Passes on this chip are
 // bound by the bytes they write (README: "What bounds a fragment pass"), so the fewer full passes
 // the better: log16 L per axis instead of log2 L, with the untangle, multiply and tangle steps
 // riding on loads, stores and one pass between the stages.
 //
 // Eq. 6 at radix R: after a stage the array of length L holds P = L / S partitions of size S at
-// stride P, where S = R S_previous. A fragment at q < L/4 writes A'[q + b L/4], b = 0..3 (stage()
-// below: where 4 divides R, the four outputs of one butterfly; else two or four butterflies'),
+// stride P, where S = R S_previous. A fragment at q < L/B writes A'[q + b L/B], b < B (stage()
+// below: where B divides R, the B outputs of one butterfly; else two or four butterflies'),
 // natural order in and out: no bit reversal. The twiddles W_L^(t u P) come from a table made in
 // double on the CPU: texel (a, j) = (W_L^((2j+1) a), W_L^((2j+2) a)).
 //
 // Variants
 //   AXIS_ROWS | AXIS_COLUMNS, RADIX (2 .. 28), INVERSE (conjugate twiddles, W_4^(-b s)),
+//   ROW_BLOCKS, COLUMN_BLOCKS (B of the row and column planes: 4 or 2; B above is the axis's),
 //   TWIDDLE_COMPUTED (W from sin and cos in the shader instead of the table: measured, not default)
 //   where the inputs come from:
 //     LOAD_PLANES         the planes of the previous stage (SRC_ROW_PLANES / SRC_COLUMN_PLANES)
@@ -26,20 +28,22 @@
 //                         forward column stage has radix 16)
 //     LOAD_ROW_PAIRS      the tangled row pairs that STORE_ROW_PAIRS left in the column planes
 //   what the pass computes:
-//     (default)           one stage: four outputs of a butterfly
+//     (default)           one stage: B outputs of one, two or four butterflies
 //     MULTIPLY_BETWEEN    the last forward column stage (stride 1), the filter's multiply by the
 //                         kernel's spectrum (Eq. 10, u_kernel) times u_gain, and the first inverse
 //                         column stage (stride N/R = u_stride): the forward butterfly u' leaves its
 //                         R outputs at v = u' + k N/R, exactly the inputs of inverse butterfly u'.
 //                         PAIR_TANGLED untangles columns 0 and M/2 (Eq. 8) around the multiply.
-//                         For radix 4 and 8: at 16 its arrays spill (57 ms instead of ~9 at 4096^2).
+//                         For radix 4 and 8 (so B = 4): at 16 its arrays spill (57 ms instead of
+//                         ~9 at 4096^2).
 //   where the outputs go:
-//     STORE_PLANES        four complex outputs to the eight planes
-//     STORE_ROW_PAIRS     the last inverse column stage: its outputs c_p(q + b N/4) hold rows q and
-//                         q + N/2 (b = 0, 2) and q + N/4 and q + 3N/4 (b = 1, 3), so it can write the
-//                         row pairs H_r(u) = F_r(u) + i F_(r+N/2)(u) of Eq. 7 directly: layers
-//                         (0,1) H_q(u_hi), (2,3) H_q(u_lo), (4,5) H_(q+N/4)(u_hi), (6,7)
-//                         H_(q+N/4)(u_lo), with (u_hi, u_lo) = (M - p, p), or (M/2, 0) for pair 0
+//     STORE_PLANES        B complex outputs to the 2B planes
+//     STORE_ROW_PAIRS     the last inverse column stage: its outputs c_p(q + b N/B) hold rows q and
+//                         q + N/2 (b = 0, B/2) and, where B = 4, q + N/4 and q + 3N/4 (b = 1, 3), so
+//                         it can write the row pairs H_r(u) = F_r(u) + i F_(r+N/2)(u) of Eq. 7
+//                         directly: layers (0,1) H_q(u_hi), (2,3) H_q(u_lo), and where B = 4 (4,5)
+//                         H_(q+N/4)(u_hi), (6,7) H_(q+N/4)(u_lo), with (u_hi, u_lo) = (M - p, p), or
+//                         (M/2, 0) for pair 0
 //     STORE_IMAGE         one texel of the M x N image (the last inverse row stage): the real part
 //                         for rows y < N/2, the imaginary part (row y - N/2's values) above
 
@@ -48,6 +52,29 @@
 #endif
 #if !(defined(STORE_PLANES) || defined(STORE_IMAGE) || defined(STORE_ROW_PAIRS))
 #error "fft_radix.frag needs a STORE_ variant"
+#endif
+#if !defined(ROW_BLOCKS) || !defined(COLUMN_BLOCKS)
+#error "fft_radix.frag needs ROW_BLOCKS and COLUMN_BLOCKS"
+#endif
+
+// B: the blocks of this axis's planes, the outputs each fragment computes.
+#if defined(AXIS_ROWS)
+#define BLOCKS ROW_BLOCKS
+#else
+#define BLOCKS COLUMN_BLOCKS
+#endif
+#if defined(MULTIPLY_BETWEEN) && BLOCKS != 4
+#error "MULTIPLY_BETWEEN needs 4 blocks (radix 4 or 8 last)"
+#endif
+
+// G: how many of a fragment's B outputs share a butterfly. Q and Q + L/G are outputs k and
+// k + R/G of one butterfly where G divides R (and B).
+#if BLOCKS == 4 && RADIX % 4 == 0
+#define G 4
+#elif RADIX % 2 == 0
+#define G 2
+#else
+#define G 1
 #endif
 
 uniform sampler2DRect u_twiddle;
@@ -74,7 +101,7 @@ void rotate(inout vec4 re, inout vec4 im, vec2 w) {
     re = r;
 }
 
-// W_L^(t a) from the table (or computed), for t = 1 .. R-1 and a < L (L/4 where 4 divides every radix).
+// W_L^(t a) from the table (or computed), for t = 1 .. R-1 and a < L (L/4 where B = 4 divides every radix).
 vec2 twiddle(int t, float a, float L) {
 #ifdef TWIDDLE_COMPUTED
     // The exponent reduced exactly, the angle rounded once to float, then the GPU's sin and cos.
@@ -189,11 +216,12 @@ void load(float v, float p, out vec4 re, out vec4 im) {
 // H_r(u) from the layers STORE_ROW_PAIRS wrote: u > M/2 is pair M - u, slot u_hi; 0 < u < M/2 pair u,
 // slot u_lo; u = 0 and u = M/2 are pair 0's u_lo and u_hi.
 void load(float u, float r, out vec4 re, out vec4 im) {
-    float half_m = 0.5 * u_size.x, quarter_n = 0.25 * u_size.y;
+    float half_m = 0.5 * u_size.x;
+    vec2 size = column_plane_size();   // (N/B, M/2), B = COLUMN_BLOCKS: row pairs q + N/4 from layer 4 where B = 4
     float above = step(half_m, u), p = above * imod(u_size.x - u, half_m) + (1.0 - above) * u;
-    float upper = step(quarter_n, r);
+    float upper = step(size.x, r);
     float layer = 4.0 * upper + 2.0 * (1.0 - above);
-    vec2 size = vec2(quarter_n, half_m), position = vec2(r - upper * quarter_n, p);
+    vec2 position = vec2(r - upper * size.x, p);
     re = plane(position, size, layer);
     im = plane(position, size, layer + 1.0);
 }
@@ -225,20 +253,16 @@ const float TURN = 1.0;
 const float TURN = -1.0;
 #endif
 
-// Outputs of this fragment's four that share a butterfly: Q and Q + L/G are outputs k and
-// k + R/G of one butterfly where G divides R.
-const int G = RADIX - 4 * (RADIX / 4) == 0 ? 4 : RADIX - 2 * (RADIX / 2) == 0 ? 2 : 1;
-
-// One stage: the outputs q + b L/4 (b = 0..3) on line a, in 4/G groups: group h holds the outputs
-// Q + j L/G (Q = q + h L/4, j < G) of the butterfly through Q, b = h + j 4/G. With u_Q = Q div P,
+// One stage: the outputs q + b L/B (b < B) on line a, in B/G groups: group h holds the outputs
+// Q + j L/G (Q = q + h L/B, j < G) of the butterfly through Q, b = h + j B/G. With u_Q = Q div P,
 // p = Q mod P and x_t = A[p + t P + (u_Q mod S/R) P R]:
 //     A'[Q + j L/G] = sum_s W_G^(j s) Z_s,   Z_s = sum_{t = s mod G} W_L^(t u_Q P) x_t
 // (Eq. 6 at radix R: W_L^(t u_Q P) is the butterfly's twiddle times W_R^(t k)).
-void stage(float q, float a, out vec4 xr[4], out vec4 xi[4]) {
+void stage(float q, float a, out vec4 xr[BLOCKS], out vec4 xi[BLOCKS]) {
     const float R = float(RADIX);
     float L = along_length(), P = u_stride;
-    for (int h = 0; h < 4 / G; ++h) {
-        float Q = q + float(h) * 0.25 * L;
+    for (int h = 0; h < BLOCKS / G; ++h) {
+        float Q = q + float(h) * L / float(BLOCKS);
         float uq = idiv(Q, P), p = Q - uq * P;
         float first = p + imod(uq, idiv(L, P * R)) * P * R;   // index of x_0
         vec4 zr[4], zi[4];
@@ -254,17 +278,17 @@ void stage(float q, float a, out vec4 xr[4], out vec4 xi[4]) {
             zr[s] += yr;
             zi[s] += yi;
         }
-        if (G == 4) {
-            radix4(zr, zi, TURN, xr, xi);
-        } else if (G == 2) {
-            xr[h] = zr[0] + zr[1];
-            xi[h] = zi[0] + zi[1];
-            xr[h + 2] = zr[0] - zr[1];
-            xi[h + 2] = zi[0] - zi[1];
-        } else {
-            xr[h] = zr[0];
-            xi[h] = zi[0];
-        }
+#if G == 4
+        radix4(zr, zi, TURN, xr, xi);
+#elif G == 2
+        xr[h] = zr[0] + zr[1];
+        xi[h] = zi[0] + zi[1];
+        xr[h + BLOCKS / 2] = zr[0] - zr[1];
+        xi[h + BLOCKS / 2] = zi[0] - zi[1];
+#else
+        xr[h] = zr[0];
+        xi[h] = zi[0];
+#endif
     }
 }
 
@@ -353,17 +377,17 @@ void inverse_stage(float q, vec4 yr[RADIX], vec4 yi[RADIX], out vec4 xr[4], out 
 #endif
 
 void main() {
-    float L = along_length(), quarter = 0.25 * L;
+    float L = along_length(), block_length = L / float(BLOCKS);
 #if defined(STORE_IMAGE)
     float n = along_index();
     float half_n = 0.5 * across_length(), upper = step(half_n, across_index());
     float a = across_index() - upper * half_n;
-    float q = imod(n, quarter), block = idiv(n, quarter);
+    float q = imod(n, block_length), block = idiv(n, block_length);
 #else
     // Planes keep the transformed axis along x for rows and columns alike (common.glsl).
     float q = x_index(), a = y_index();
 #endif
-    vec4 xr[4], xi[4];
+    vec4 xr[BLOCKS], xi[BLOCKS];
 #if defined(MULTIPLY_BETWEEN)
     float u1 = imod(q, u_stride);   // the butterfly: q mod N/R
     vec4 fr[RADIX], fi[RADIX], yr[RADIX], yi[RADIX];
@@ -375,24 +399,30 @@ void main() {
 #endif
 
 #if defined(STORE_PLANES)
-    for (int b = 0; b < 4; ++b) {
+    for (int b = 0; b < BLOCKS; ++b) {
         gl_FragData[2 * b] = xr[b];
         gl_FragData[2 * b + 1] = xi[b];
     }
 #elif defined(STORE_ROW_PAIRS)
-    // c(r) = X_0, c(r + N/2) = X_2 for r = q; X_1, X_3 for r = q + N/4. Pair p > 0: F_y(M - p) = c(y),
-    // F_y(p) = conj c(y). Pair 0: F_y(M/2) = Im c(y), F_y(0) = Re c(y). H_r(u) = F_r(u) + i F_(r+N/2)(u).
+    // c(r) = X_0, c(r + N/2) = X_(B/2) for r = q; X_1, X_3 for r = q + N/4 (B = 4). Pair p > 0:
+    // F_y(M - p) = c(y), F_y(p) = conj c(y). Pair 0: F_y(M/2) = Im c(y), F_y(0) = Re c(y).
+    // H_r(u) = F_r(u) + i F_(r+N/2)(u).
     float pair0 = a == 0.0 ? 1.0 : 0.0;
-    for (int h = 0; h < 2; ++h) {   // r = q, then r = q + N/4
-        vec4 cr = xr[h], ci = xi[h], dr = xr[h + 2], di = xi[h + 2];   // c(r), c(r + N/2)
+    for (int h = 0; h < BLOCKS / 2; ++h) {   // r = q, then r = q + N/4
+        vec4 cr = xr[h], ci = xi[h], dr = xr[h + BLOCKS / 2], di = xi[h + BLOCKS / 2];   // c(r), c(r + N/2)
         gl_FragData[4 * h] = pick(cr - di, ci, pair0);       // H_r(u_hi)
         gl_FragData[4 * h + 1] = pick(ci + dr, di, pair0);
         gl_FragData[4 * h + 2] = pick(cr + di, cr, pair0);   // H_r(u_lo)
         gl_FragData[4 * h + 3] = pick(dr - ci, dr, pair0);
     }
 #elif defined(STORE_IMAGE)
-    vec4 outr = block < 0.5 ? xr[0] : block < 1.5 ? xr[1] : block < 2.5 ? xr[2] : xr[3];
-    vec4 outi = block < 0.5 ? xi[0] : block < 1.5 ? xi[1] : block < 2.5 ? xi[2] : xi[3];
+    vec4 outr = xr[0], outi = xi[0];
+    for (int b = 1; b < BLOCKS; ++b) {
+        if (block > float(b) - 0.5) {
+            outr = xr[b];
+            outi = xi[b];
+        }
+    }
     gl_FragColor = pick(outr, outi, upper);
 #endif
 }

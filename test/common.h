@@ -65,8 +65,8 @@ inline std::vector<Chain> chains() {
     return all;
 }
 
-/// Whether `chain` transforms size s (the radix-2 chain takes powers of two, the fast chain
-/// multiples of 4, compute every even fast size).
+/// Whether `chain` transforms size s (the radix-2 chain takes powers of two, the fast chain and
+/// compute every even fast size, the fast chain from 4 up).
 inline bool takes(const Chain& chain, Size s) {
     context();
     const gpufft::LengthModel lengths = gpufft::fft_lengths(chain.options);
@@ -74,11 +74,11 @@ inline bool takes(const Chain& chain, Size s) {
     return lengths.allowed(s.m) && lengths.allowed(s.n);
 }
 
-/// The quick sizes given, plus 2048^2, 4096^2, 4096 x 1024 and three mixed-radix sizes in the heavier tier.
+/// The quick sizes given, plus 2048^2, 4096^2, 4096 x 1024 and four mixed-radix sizes in the heavier tier.
 template <size_t K>
 std::vector<Size> sizes(const Size (&quick)[K]) {
     std::vector<Size> out(quick, quick + K);
-    if (check::big()) out.insert(out.end(), {{2048, 2048}, {4096, 1024}, {4096, 4096}, {1000, 1080}, {1920, 1080}, {6000, 1152}});
+    if (check::big()) out.insert(out.end(), {{2048, 2048}, {4096, 1024}, {4096, 4096}, {1000, 1080}, {1920, 1080}, {6000, 1152}, {1050, 1080}});
     return out;
 }
 

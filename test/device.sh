@@ -62,11 +62,12 @@ fi
 if has routes; then  # accuracy (issue 15's 1.5x of fftwf) at sizes taking each route the GPU row picks:
                     # row tails, transposed filters, column halves with their tail in the rows' loads,
                     # quarters, the classic four-step split, an odd step B (4410, 13122), 7s;
-                    # ROUTE_SIZES replaces the list
+                    # ROUTE_SIZES replaces the list; the fragment chain's planes of two blocks
+                    # (axes of 2 mod 4: 1050, 2100x1470's columns) beside four (ROUTE_FRAGMENT_SIZES)
     sizes=${ROUTE_SIZES:-1920x1080,2000x1152,1000,2100,2520x1400,3840x2160,4200x2646,7000x1050,1050x7000,5000,4320x5760,6000,8192,9000x1200,2048x12288,2048x16384,4410x1050,1050x4410,13122x1024}
     run routes_compute bin/fftcompare --backend compute --no-speed --max-ratio 1.5 --threads "$(nproc)" --sizes "$sizes"
     run routes_fragment bin/fftcompare --backend fragment --no-speed --max-ratio 1.5 --threads "$(nproc)" \
-        --sizes "${ROUTE_FRAGMENT_SIZES:-1920x1080,2100,4200x2520}"
+        --sizes "${ROUTE_FRAGMENT_SIZES:-1920x1080,2100,4200x2520,1050,1050x1080,2100x1470}"
 fi
 if has compare; then
     run fftcompare bin/fftcompare --sizes 128,256,512,1024,2048,4096,1024x256,256x1024,2048x512
@@ -130,8 +131,8 @@ if has sizes; then  # mixed-radix sizes beside their powers of two, and the frag
     run sizes_compute bin/fftcompare --backend compute --max-ratio 1.5 \
         --sizes 1000,1024,1536,2048,1920x1080,2000x1152,2048x1024,3000,3072,4096,6000,6144
     run sizes_compute_large "${costs[@]}" --sizes 4096,6000,8192
-    run sizes_fragment bin/fftcompare --backend fragment --max-ratio 1.5 --sizes 1000,1024,1920x1080,2000x1152,2048x1024,2048
-    run sizes_fragment_passes bin/fftcompare --pass-costs --backend fragment --sizes 1000,1024,1920x1080,2048
+    run sizes_fragment bin/fftcompare --backend fragment --max-ratio 1.5 --sizes 1000,1024,1050,1080,1920x1080,2000x1152,2048x1024,2048
+    run sizes_fragment_passes bin/fftcompare --pass-costs --backend fragment --sizes 1000,1024,1050,1080,1920x1080,2048
 fi
 if has sizes_variants; then  # mixed lines under other radices and lines per workgroup, per dispatch
     for v in "" "--compute-radix 8" "--compute-lines 1" "--compute-lines 2" "--compute-lines 4" "--compute-lines 8"; do

@@ -34,15 +34,16 @@ constexpr double kSpectrumMaxRel = 2e-6;
 // Impulse and shift tests: the issue's bound on the largest absolute error.
 constexpr double kImpulseMaxAbs = 1e-5;
 
-// Powers of two, then sizes with each of the radices 3, 5 and 7 (issue 15): multiples of 4 (every
-// chain but the paper's radix-2 one), and odd multiples of 2 (the compute backend; the four-step
+// Powers of two, then sizes with each of the radices 3, 5 and 7 (issue 15): multiples of 4, and odd
+// multiples of 2 (every chain but the paper's radix-2 one: the fast fragment chain's planes of two
+// blocks on both axes of 6 x 10, 14 x 18 and 18 x 14, on one of 30 x 12 and 12 x 42; the four-step
 // chain splits 18 as 6 x 3, an odd step B, in the rows of 18 x 14 and the columns of 14 x 18, whose
 // inverse takes the 3 first); 1000 x 1080 (2^3 5^3 and 2^3 3^3 5) in the heavier tier. The
 // four-step chain (lines of 16) takes rows of 12 to 32 as channel pairs: 12 x 20 and 16 x 64
 // whole, and rows too long as row pairs; 28 x 24 with columns fused in halves, 20 x 64 and 16 x 64 in quarters, 32 x 12 with whole
 // ones, 64 x 16's rows and 128 x 128 and larger with the classic four-step route.
 const Size kSizes[] = {{2, 2},   {4, 4},   {8, 2},    {2, 8},   {16, 64}, {64, 16},   {128, 128},  {256, 512},
-                       {8, 2048}, {1024, 1024}, {12, 20}, {28, 24}, {6, 10}, {14, 18}, {18, 14}, {120, 72}, {32, 12}, {20, 64}};
+                       {8, 2048}, {1024, 1024}, {12, 20}, {28, 24}, {6, 10}, {14, 18}, {18, 14}, {30, 12}, {12, 42}, {120, 72}, {32, 12}, {20, 64}};
 
 void expect_close(const std::string& what, Size s, int c, const ErrorStats& e, double rel_rms, double max_abs) {
     EXPECT(e.rel_rms <= rel_rms && e.max_abs <= max_abs,
@@ -309,15 +310,29 @@ TEST(plans_write_every_texel_once_per_pass) {
         EXPECT(got == f.passes, "fast filter of ", f.size, "^2: ", got, " passes, expected ", f.passes);
     }
     EXPECT((radices(1024) == std::vector<int>{16, 16, 4}) && (radices(32) == std::vector<int>{8, 4}) &&
-               (radices(4) == std::vector<int>{4}) && (radices(4096) == std::vector<int>{16, 16, 16}),
+               (radices(4) == std::vector<int>{4}) && (radices(4096) == std::vector<int>{16, 16, 16}) &&
+               (radices(6) == std::vector<int>{6}) && (radices(1050) == std::vector<int>{6, 7, 5, 5}) &&
+               (radices(2 * 27) == std::vector<int>{6, 3, 3}) && (radices(2100) == std::vector<int>{28, 5, 5, 3}),
            "radix factorisation");
+    // An axis of 2 mod 4 has planes of two blocks: four render targets, each fragment two outputs.
+    EXPECT(plane_blocks(1080) == 4 && plane_blocks(1050) == 2 && plane_blocks(6) == 2, "plane blocks");
+    const Plan mixed = fast_filter_plan(1050, 1080);
+    for (const Pass& pass : mixed.passes)
+        for (const Draw& d : pass.draws) {
+            if (!d.variant.fast) continue;
+            const bool rows = d.variant.fast->rows, planes = d.variant.fast->store != FastVariant::Store::Image;
+            const Region want = rows ? Region{0, 0, 525, 540} : Region{0, 0, 270, 525};
+            EXPECT(!planes || (d.region.x1 == want.x1 && (d.region.y1 == want.y1 || d.region.y1 == 1)), pass.label, ": region ",
+                   d.region.x1, "x", d.region.y1);
+            EXPECT(cost_of(d.variant).writes == (!planes ? 1 : rows ? 4 : 8), pass.label, ": ", cost_of(d.variant).writes, " targets");
+        }
 }
 
 TEST(the_fast_chain_runs_where_it_can) {
     test::context();
     FftOptions fragment;  // auto takes the compute backend on a GPU
     fragment.backend = Backend::Fragment;
-    for (Size s : {Size{4, 4}, Size{64, 16}, Size{1024, 1024}}) {
+    for (Size s : {Size{4, 4}, Size{64, 16}, Size{1024, 1024}, Size{6, 10}, Size{1050, 1080}}) {
         auto* fft = dynamic_cast<FragmentFft*>(test::fft(s, fragment));
         EXPECT(fft && fft->fast(), s.m, "x", s.n, " did not get the fast chain");
     }
@@ -815,7 +830,7 @@ TEST(bad_sizes_are_refused) {
     EXPECT(refused({12, 12}, radix2, "powers of two"), "the radix-2 chain took 12x12");
     FftOptions fragment;
     fragment.backend = Backend::Fragment;
-    EXPECT(refused({6, 10}, fragment, "multiples of 4"), "the fast chain took 6x10");
+    EXPECT(refused({2, 6}, fragment, "at least 4"), "the fragment backend took 2x6");
     int too_big = max_texture_side() * 2;
     EXPECT(refused({too_big, 2}, {}, "limit"), too_big, "x2 above the GL limit was not refused");
 }
@@ -849,7 +864,7 @@ TEST(compute_length_model_rates_every_line_it_allows) {
 
 // Issue 15: every even size with factors 2, 3, 5, 7 has a line plan whose radices multiply to it,
 // start (forward) and end (inverses) with an even radix, and fit the threads and registers given;
-// the fast chain's radices multiply to every multiple of 4, none above 28.
+// the fast chain's radices multiply to every such size from 4 up, none above 28.
 TEST(mixed_radix_plans_cover_every_fast_size) {
     size_t lines = 0, fast = 0;
     for (int n = 2; n <= 4096; n += 2) {
@@ -881,7 +896,7 @@ TEST(mixed_radix_plans_cover_every_fast_size) {
             EXPECT(product == n && c.front() % 2 == 0 && p.threads <= 1024 && p.registers <= 12, "composite ", n, ": ", product, ", first ",
                    c.front(), ", ", p.threads, " threads of ", p.registers);
         }
-        if (n % 4 == 0) {
+        if (n >= 4) {
             long long product = 1;
             for (int r : radices(n)) {
                 product *= r;
@@ -914,7 +929,7 @@ TEST(mixed_radix_plans_cover_every_fast_size) {
                ComputeFft::line_radices(1176, 4) == (std::vector<int>{4, 2, 7, 7, 3}) &&
                ComputeFft::line_radices(512, 4) == (std::vector<int>{4, 4, 4, 4, 2}),
            "radix-4 line plans of 3000, 1536, 1000, 1920, 250, 2250, 1176, 512");
-    EXPECT((radices(1920) == std::vector<int>{20, 12, 8}) && (radices(1080) == std::vector<int>{20, 9, 6}) &&
+    EXPECT((radices(1920) == std::vector<int>{20, 12, 8}) && (radices(1080) == std::vector<int>{20, 6, 3, 3}) &&
                (radices(2048) == std::vector<int>{16, 16, 8}),
            "fast chain radices of 1920, 1080, 2048");
     for (Size s : {Size{12, 20}, Size{1920, 1080}, Size{28, 4}, Size{60, 48}}) {

@@ -18,11 +18,11 @@ void bind_texture(int unit, GLenum target, GLuint id) {
 
 /// The fast chain's twiddles for an axis of length L: texel (a, j) holds W_L^((2j+1) a) in .xy and
 /// W_L^((2j+2) a) in .zw: every twiddle a radix-16 stage needs in eight fetches (j < 8, or more
-/// for the radices up to 28), for a < L/4 where 4 divides every radix (each fragment's outputs one
-/// butterfly's), else a < L.
+/// for the radices up to 28), for a < L/4 where 4 divides L and every radix (each fragment's four
+/// outputs one butterfly's), else a < L.
 Texture radix_twiddle_table(int length) {
     const std::vector<int> r = radices(length);
-    const bool quarter = std::all_of(r.begin(), r.end(), [](int x) { return x % 4 == 0; });
+    const bool quarter = plane_blocks(length) == 4 && std::all_of(r.begin(), r.end(), [](int x) { return x % 4 == 0; });
     const int most = *std::max_element(r.begin(), r.end());
     const int width = quarter ? length / 4 : length, rows = std::max(8, most / 2);
     std::vector<float> table(static_cast<size_t>(width) * rows * 4);
@@ -60,10 +60,12 @@ LengthModel FragmentFft::lengths(const FftOptions& options) {
             [](long long n) {
                 // Per stage: the pass's write of the array (1) and its fetches, a fifth as dear
                 // each per output (the radix's inputs and twiddles per butterfly, over the
-                // butterfly's outputs the fragment keeps: 4, 2 or 1 of its four).
+                // butterfly's outputs the fragment keeps: 4, 2 or 1 of its four, 2 or 1 of its
+                // two along an axis of 2 mod 4).
                 double cost = 0;
+                const int blocks = plane_blocks(n);
                 for (int r : radices(static_cast<int>(n))) {
-                    const int shared = r % 4 == 0 ? 4 : r % 2 == 0 ? 2 : 1;
+                    const int shared = r % 4 == 0 && blocks == 4 ? 4 : r % 2 == 0 ? 2 : 1;
                     cost += 1 + kFetchCost * (2.0 * r + (r - 1) / 2 + 1) / shared;
                 }
                 return cost;
@@ -77,7 +79,7 @@ FragmentFft::FragmentFft(ProgramCache& programs, int width, int height, const Ff
     check_texture_size(width, height);
     if (options.radix != 0 && options.radix != 2) throw std::invalid_argument("radix must be 2 (the paper's chain) or 0 (auto)");
     fast_ = options.radix == 0 && fast_supported(width, height);
-    // The paper's chain takes powers of two; the fast chain multiples of 4 (planes of L/4).
+    // The paper's chain takes powers of two; the fast chain every fast size from 4 up.
     if (!fast_ && !(is_power_of_two(width) && is_power_of_two(height))) {
         if (options.radix == 2) check_power_of_two_size(width, height);
         check_fast_size(width, height);  // says why the fast chain cannot
@@ -89,8 +91,9 @@ FragmentFft::FragmentFft(ProgramCache& programs, int width, int height, const Ff
         inverse_ = fast_inverse_plan(width, height, options.computed_twiddles);
         filter_ = fast_filter_plan(width, height, options.computed_twiddles);
         for (int i = 0; i < 2; ++i) {
-            row_planes_[i] = PlaneTarget(width / 4, height / 2, 8, options.storage);
-            column_planes_[i] = PlaneTarget(height / 4, width / 2, 8, options.storage);
+            const int row_blocks = plane_blocks(width), column_blocks = plane_blocks(height);
+            row_planes_[i] = PlaneTarget(width / row_blocks, height / 2, 2 * row_blocks, options.storage);
+            column_planes_[i] = PlaneTarget(height / column_blocks, width / 2, 2 * column_blocks, options.storage);
         }
         for (int length : {width, height})
             if (!radix_twiddles_.count(length)) radix_twiddles_.emplace(length, radix_twiddle_table(length));

@@ -1,6 +1,7 @@
 // The paper's backend: plans (plan.h) run as fragment programs on full-screen quads. The radix-2
 // chain ping-pongs between two float render targets, as the paper does; the fast chain between
-// two sets of planes per axis (array textures written as eight render targets).
+// two sets of planes per axis (array textures written as eight render targets, four along an axis
+// of 2 mod 4).
 #pragma once
 
 #include "fft/fft2d.h"
@@ -35,8 +36,8 @@ public:
 
     /// Whether the fast chain can run on this context at this size.
     static bool fast_supported(int width, int height);
-    /// The lengths this backend takes with `options` on this context (the fast chain's multiples of
-    /// 4, or the radix-2 chain's powers of two) and their cost: one full-screen pass per stage,
+    /// The lengths this backend takes with `options` on this context (the fast chain's fast sizes
+    /// from 4 up, or the radix-2 chain's powers of two) and their cost: one full-screen pass per stage,
     /// each a write of the whole array plus its fetches (src/README.md, "Any FFT size").
     static LengthModel lengths(const FftOptions& options);
 
@@ -50,7 +51,7 @@ private:
     RenderTarget ping_pong_[2];
     PlaneTarget row_planes_[2], column_planes_[2];
     Texture twiddles_;                          // radix-2: W_T^k for T = max(M, N)
-    std::map<int, Texture> radix_twiddles_;     // fast chain: per axis length L, (L/4) x 8 texels
+    std::map<int, Texture> radix_twiddles_;     // fast chain: per axis length L, (L/4 or L) x 8 or more texels
     QuadBuffer quads_;
     GpuTimestamps timestamps_;
 };

@@ -38,11 +38,16 @@ bool Variant::operator<(const Variant& o) const {
 void check_fast_size(int width, int height) {
     check_fft_size(width, height);
     if (!fast_chain_size(width, height))
-        throw std::invalid_argument("the fast chain needs sizes that are multiples of 4 (planes of L/4), not " + std::to_string(width) + "x" +
-                                    std::to_string(height));
+        throw std::invalid_argument("the fast chain needs sides of at least 4, not " + std::to_string(width) + "x" + std::to_string(height));
 }
 
-bool fast_chain_length(long long length) { return length >= 4 && length % 4 == 0 && is_fast_size(length); }
+bool fast_chain_length(long long length) { return length >= 4 && is_fast_size(length); }
+
+int plane_blocks(long long length) { return length % 4 == 0 ? 4 : 2; }
+
+std::vector<std::string> plane_block_defines(int width, int height) {
+    return {"ROW_BLOCKS " + std::to_string(plane_blocks(width)), "COLUMN_BLOCKS " + std::to_string(plane_blocks(height))};
+}
 
 bool fast_chain_size(int width, int height) { return fast_chain_length(width) && fast_chain_length(height); }
 
@@ -208,22 +213,33 @@ Plan filter_plan(int width, int height) {
 
 std::vector<int> radices(int length) {
     if (!fast_chain_length(length))
-        throw std::invalid_argument("the fast chain needs axes that are multiples of 4 with prime factors 2, 3, 5 and 7, not " +
+        throw std::invalid_argument("the fast chain needs even axes of at least 4 with prime factors 2, 3, 5 and 7, not " +
                                     std::to_string(length));
     const std::vector<int> factors = prime_factors(length);
     const int twos = static_cast<int>(std::count(factors.begin(), factors.end(), 2));
+    if (twos == 1) {
+        // 2 mod 4: planes of two blocks, where an odd radix R costs a fragment two butterflies: R
+        // inputs and R - 1 twiddles fetched an output (R/2 and R/2 for an even one). Passes are
+        // bound by those fetches, so small radices in more passes win (src/README.md: at 1050^2
+        // on the H200 radix 15 took 2245 us untangling rows, radix 14 560 us, 5 404 us): the 2
+        // joins the smallest odd prime in the first stage (whose loads untangle, multiply or
+        // gather row pairs, each input dearer), the other primes stand alone, largest first.
+        std::vector<int> r(factors.begin() + 1, factors.end());  // odd primes, ascending
+        r.front() *= 2;
+        std::stable_sort(r.begin() + 1, r.end(), std::greater<int>());
+        return r;
+    }
     int two = 1 << twos;
     // Each odd prime, largest first, takes a factor 4 of the power of two while one is left (radix
     // 12, 20, 28: the four outputs of a fragment are one butterfly's), else a 2 (6, 10, 14: two
-    // butterflies'), else stands alone, where two lone ones merge up to 15.
-    std::vector<int> r, lone;
+    // butterflies'), else stands alone: a lone 3 or 5 is a pass bound by its write, while 9 or 15
+    // would cost a fragment four butterflies of 9 or 15 fetched inputs (as 2 mod 4 above).
+    std::vector<int> r;
     for (auto p = factors.rbegin(); p != factors.rend() && *p > 2; ++p) {
         if (two >= 4) r.push_back(4 * *p), two /= 4;
         else if (two == 2) r.push_back(2 * *p), two = 1;
-        else if (!lone.empty() && lone.back() * *p <= 15) lone.back() *= *p;
-        else lone.push_back(*p);
+        else r.push_back(*p);
     }
-    r.insert(r.end(), lone.begin(), lone.end());
     // The rest of the power of two: as many 16s as fit, then 8 or 4 (or 8 and 4); a lone 2 joins the
     // smallest radix-4p stage (24 = 8 x 3) or stands alone.
     if (two == 2) {
@@ -276,6 +292,8 @@ std::vector<std::string> FastVariant::defines() const {
     if (source == Surface::ColumnPlanes) d.push_back("SRC_COLUMN_PLANES");
     if (pair == Pair::Tangled) d.push_back("PAIR_TANGLED");
     if (pair == Pair::Mirror) d.push_back("PAIR_MIRROR");
+    d.push_back("ROW_BLOCKS " + std::to_string(row_blocks));
+    d.push_back("COLUMN_BLOCKS " + std::to_string(column_blocks));
     return d;
 }
 
@@ -339,10 +357,12 @@ void add_fast_pass(Plan& plan, const FastPass& f, float scale, bool computed_twi
     v.multiply_between = f.multiply_between;
     v.computed_twiddles = computed_twiddles;
     v.source = f.source;
+    v.row_blocks = plane_blocks(m);
+    v.column_blocks = plane_blocks(n);
     // Plane targets: the transformed axis along x, the lines (row pairs, column pairs) along y.
     const Region target = pass.target == Surface::Output ? Region{0, 0, m, n}
-                          : f.rows                      ? Region{0, 0, m / 4, n / 2}
-                                                        : Region{0, 0, n / 4, m / 2};
+                          : f.rows                      ? Region{0, 0, m / v.row_blocks, n / 2}
+                                                        : Region{0, 0, n / v.column_blocks, m / 2};
     // Column pair 0 (columns 0 and M/2, tangled) is read, multiplied or stored unlike the others.
     bool split = !f.rows && (f.load != FastVariant::Load::Planes || f.multiply_between);
     if (split) {
@@ -376,7 +396,9 @@ void add_unplane(Plan& plan) {
     pass.label = "row planes to the image";
     pass.source = Surface::RowPlanes;
     pass.target = Surface::Output;
-    add(pass, {Program::Pass, {"SRC_ROW_PLANES"}}, {0, 0, plan.width, plan.height});
+    std::vector<std::string> defines = {"SRC_ROW_PLANES"};
+    for (std::string& d : plane_block_defines(plan.width, plan.height)) defines.push_back(std::move(d));
+    add(pass, {Program::Pass, defines}, {0, 0, plan.width, plan.height});
     plan.passes.push_back(std::move(pass));
 }
 
@@ -404,7 +426,10 @@ Plan fast_forward_plan(int width, int height, bool computed_twiddles) {
     Plan tail{width, height, {}};
     add_pair_pass(tail, column_axis(width, height), true, normalisation(width, height).columns);
     Pass& last = tail.passes.back();
-    for (Draw& d : last.draws) d.variant.defines.push_back("SRC_COLUMN_PLANES");
+    for (Draw& d : last.draws) {
+        d.variant.defines.push_back("SRC_COLUMN_PLANES");
+        for (std::string& b : plane_block_defines(width, height)) d.variant.defines.push_back(std::move(b));
+    }
     last.source = Surface::ColumnPlanes;
     last.target = Surface::Output;
     plan.passes.push_back(std::move(last));
@@ -497,7 +522,7 @@ Cost cost_of(const Variant& v) {
         Cost c;
         c.fetches = r * fetches + (f.computed_twiddles ? 0 : r / 2);
         c.flops = 4 * (r * load_flops + 6 * (r - 1) + 2 * (r - 4) + 16);
-        c.writes = f.store == FastVariant::Store::Image ? 1 : 8;
+        c.writes = f.store == FastVariant::Store::Image ? 1 : 2 * (f.rows ? f.row_blocks : f.column_blocks);
         return c;
     }
     switch (v.program) {

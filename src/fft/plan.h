@@ -26,8 +26,8 @@ enum class Surface {
     Input,         ///< the caller's source texture, M x N
     Output,        ///< the caller's destination, M x N
     Pair,          ///< the radix-2 chain's two M x N render targets, alternately
-    RowPlanes,     ///< the fast chain's row-stage planes: 8 layers of (M/4) x (N/2), two sets alternately
-    ColumnPlanes,  ///< the fast chain's column-stage planes: 8 layers of (N/4) x (M/2), likewise
+    RowPlanes,     ///< the fast chain's row-stage planes: 2B layers of (M/B) x (N/2), B = plane_blocks(M), two sets alternately
+    ColumnPlanes,  ///< the fast chain's column-stage planes: 2B layers of (N/B) x (M/2), B = plane_blocks(N), likewise
 };
 
 /// The fast chain's one program, fft_radix.frag, as data: which axis and radix, how its first
@@ -46,6 +46,7 @@ struct FastVariant {
     bool computed_twiddles = false;
     Surface source = Surface::Input;
     Pair pair = Pair::Any;
+    int row_blocks = 4, column_blocks = 4;  ///< plane_blocks() of M and N: the planes' layouts (common.glsl)
     std::vector<std::string> defines() const;
 };
 const char* define_of(FastVariant::Load l);   ///< "LOAD_IMAGE", ...
@@ -111,7 +112,8 @@ Plan inverse_plan(int width, int height);
 /// Filtering: forward, multiply by the kernel spectrum (times M*N, see filter.h), inverse.
 Plan filter_plan(int width, int height);
 
-/// The fast chain (fft_radix.frag): radix-16 stages (then one of 8 or 4) over eight render targets,
+/// The fast chain (fft_radix.frag): radix-16 stages (then one of 8 or 4) over eight render targets
+/// (four along an axis of 2 mod 4),
 /// with untangle, multiply and tangle folded into the neighbouring passes: a filter of 1024^2 is
 /// 12 passes instead of 45. Needs M, N >= 4. `computed_twiddles` makes the programs compute W in the
 /// shader instead of reading the table (for measuring the difference).
@@ -119,11 +121,17 @@ Plan fast_forward_plan(int width, int height, bool computed_twiddles = false);
 Plan fast_inverse_plan(int width, int height, bool computed_twiddles = false);
 Plan fast_filter_plan(int width, int height, bool computed_twiddles = false);
 
-/// The radices of the fast chain's stages along an axis of length L (a multiple of 4 with prime
+/// The radices of the fast chain's stages along an axis of length L (even, at least 4, prime
 /// factors 2, 3, 5 and 7), largest first: each odd prime times 4 (or 2) while the power of two
 /// lasts, then as many 16s as fit, then 8 or 4 (or 8 and 4). Powers of two: 16s, then 8 or 4.
+/// L of 2 mod 4: twice the smallest odd prime first, then the other primes alone, largest first.
 std::vector<int> radices(int length);
-/// Whether the fast chain transforms an axis of `length`: a multiple of 4 and a fast size (sizes.h).
+/// The blocks B the fast chain cuts an axis of length L into (common.glsl's planes): 4 where 4
+/// divides L, else 2. Each fragment of a stage along the axis computes B outputs, L/B apart.
+int plane_blocks(long long length);
+/// The #defines that tell the programs the planes' layouts: "ROW_BLOCKS B", "COLUMN_BLOCKS B".
+std::vector<std::string> plane_block_defines(int width, int height);
+/// Whether the fast chain transforms an axis of `length`: a fast size (sizes.h) of at least 4.
 bool fast_chain_length(long long length);
 /// Whether the fast chain transforms width x height: fast_chain_length() of both.
 bool fast_chain_size(int width, int height);

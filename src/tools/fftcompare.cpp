@@ -372,7 +372,7 @@ std::vector<Row> measure(ProgramCache& programs, const Options& o, const PngImag
 
     std::vector<Row> rows;
     for (const FftOptions& options : implementations) {
-        // The paper's radix-2 chain takes powers of two only, the fast chain multiples of 4: beside
+        // The paper's radix-2 chain takes powers of two only, the fast chain sides of 4 up: beside
         // the others they sit out other sizes; asked for alone they say so (make_fft).
         const LengthModel lengths = fft_lengths(options);
         if (implementations.size() > 1 && !(lengths.allowed(s.m) && lengths.allowed(s.n))) continue;
