@@ -41,8 +41,10 @@ Texture radix_twiddle_table(int length) {
     return t;
 }
 
-/// A texel fetched per output against the pass's write of it (LengthModel; src/README.md).
-constexpr double kFetchCost = 0.05;
+/// Texels fetched per output that cost a pass as much as its write (LengthModel): below them the
+/// write bounds a pass, above them the fetches (H200, src/README.md "Axes of 2 mod 4": 10.0-10.5
+/// at six radices on planes of two and four blocks).
+constexpr double kFetchesPerWrite = 10.3;
 
 }  // namespace
 
@@ -58,15 +60,15 @@ LengthModel FragmentFft::lengths(const FftOptions& options) {
     // Below 4 (and for powers of two where the other side is one too) the radix-2 chain stands in.
     return {[](long long n) { return fast_chain_length(n) || (n >= 2 && is_power_of_two(n)); },
             [](long long n) {
-                // Per stage: the pass's write of the array (1) and its fetches, a fifth as dear
-                // each per output (the radix's inputs and twiddles per butterfly, over the
+                // Per stage: the pass's write of the array (1), or its fetches per output where
+                // they cost more (the radix's inputs and twiddles per butterfly, over the
                 // butterfly's outputs the fragment keeps: 4, 2 or 1 of its four, 2 or 1 of its
                 // two along an axis of 2 mod 4).
                 double cost = 0;
                 const int blocks = plane_blocks(n);
                 for (int r : radices(static_cast<int>(n))) {
                     const int shared = r % 4 == 0 && blocks == 4 ? 4 : r % 2 == 0 ? 2 : 1;
-                    cost += 1 + kFetchCost * (2.0 * r + (r - 1) / 2 + 1) / shared;
+                    cost += std::max(1.0, (2.0 * r + (r - 1) / 2 + 1) / shared / kFetchesPerWrite);
                 }
                 return cost;
             },
