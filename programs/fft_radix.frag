@@ -57,7 +57,7 @@
 #error "fft_radix.frag needs ROW_BLOCKS and COLUMN_BLOCKS"
 #endif
 
-// B: the blocks of this axis's planes, the outputs each fragment computes.
+// BLOCKS (B above): the blocks of this axis's planes, the outputs each fragment computes.
 #if defined(AXIS_ROWS)
 #define BLOCKS ROW_BLOCKS
 #else

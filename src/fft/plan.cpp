@@ -45,9 +45,6 @@ bool fast_chain_length(long long length) { return length >= 4 && is_fast_size(le
 
 int plane_blocks(long long length) { return length % 4 == 0 ? 4 : 2; }
 
-std::vector<std::string> plane_block_defines(int width, int height) {
-    return {"ROW_BLOCKS " + std::to_string(plane_blocks(width)), "COLUMN_BLOCKS " + std::to_string(plane_blocks(height))};
-}
 
 bool fast_chain_size(int width, int height) { return fast_chain_length(width) && fast_chain_length(height); }
 
@@ -72,6 +69,12 @@ void check_power_of_two_size(int width, int height) {
 }
 
 namespace {
+
+/// The #defines that tell the programs the planes' layouts (common.glsl): "ROW_BLOCKS B", "COLUMN_BLOCKS B".
+std::vector<std::string> block_defines(int row_blocks, int column_blocks) {
+    return {"ROW_BLOCKS " + std::to_string(row_blocks), "COLUMN_BLOCKS " + std::to_string(column_blocks)};
+}
+std::vector<std::string> plane_block_defines(int width, int height) { return block_defines(plane_blocks(width), plane_blocks(height)); }
 
 struct Range {
     int lo = 0, hi = 0;  // [lo, hi)
@@ -292,8 +295,7 @@ std::vector<std::string> FastVariant::defines() const {
     if (source == Surface::ColumnPlanes) d.push_back("SRC_COLUMN_PLANES");
     if (pair == Pair::Tangled) d.push_back("PAIR_TANGLED");
     if (pair == Pair::Mirror) d.push_back("PAIR_MIRROR");
-    d.push_back("ROW_BLOCKS " + std::to_string(row_blocks));
-    d.push_back("COLUMN_BLOCKS " + std::to_string(column_blocks));
+    for (std::string& b : block_defines(row_blocks, column_blocks)) d.push_back(std::move(b));
     return d;
 }
 

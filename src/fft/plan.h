@@ -129,8 +129,6 @@ std::vector<int> radices(int length);
 /// The blocks B the fast chain cuts an axis of length L into (common.glsl's planes): 4 where 4
 /// divides L, else 2. Each fragment of a stage along the axis computes B outputs, L/B apart.
 int plane_blocks(long long length);
-/// The #defines that tell the programs the planes' layouts: "ROW_BLOCKS B", "COLUMN_BLOCKS B".
-std::vector<std::string> plane_block_defines(int width, int height);
 /// Whether the fast chain transforms an axis of `length`: a fast size (sizes.h) of at least 4.
 bool fast_chain_length(long long length);
 /// Whether the fast chain transforms width x height: fast_chain_length() of both.
