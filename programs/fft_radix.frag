@@ -67,8 +67,9 @@
 #error "MULTIPLY_BETWEEN needs 4 blocks (radix 4 or 8 last)"
 #endif
 
-// G: how many of a fragment's B outputs share a butterfly. Q and Q + L/G are outputs k and
-// k + R/G of one butterfly where G divides R (and B).
+// G: how many of a fragment's B outputs share a butterfly (plan.cpp's butterfly_outputs(), which
+// the twiddle table and the cost model read). Q and Q + L/G are outputs k and k + R/G of one
+// butterfly where G divides R (and B).
 #if BLOCKS == 4 && RADIX % 4 == 0
 #define G 4
 #elif RADIX % 2 == 0

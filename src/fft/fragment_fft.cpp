@@ -22,7 +22,8 @@ void bind_texture(int unit, GLenum target, GLuint id) {
 /// outputs one butterfly's), else a < L.
 Texture radix_twiddle_table(int length) {
     const std::vector<int> r = radices(length);
-    const bool quarter = plane_blocks(length) == 4 && std::all_of(r.begin(), r.end(), [](int x) { return x % 4 == 0; });
+    const int blocks = plane_blocks(length);
+    const bool quarter = std::all_of(r.begin(), r.end(), [blocks](int x) { return butterfly_outputs(x, blocks) == 4; });
     const int most = *std::max_element(r.begin(), r.end());
     const int width = quarter ? length / 4 : length, rows = std::max(8, most / 2);
     std::vector<float> table(static_cast<size_t>(width) * rows * 4);
@@ -66,10 +67,8 @@ LengthModel FragmentFft::lengths(const FftOptions& options) {
                 // two along an axis of 2 mod 4).
                 double cost = 0;
                 const int blocks = plane_blocks(n);
-                for (int r : radices(static_cast<int>(n))) {
-                    const int shared = r % 4 == 0 && blocks == 4 ? 4 : r % 2 == 0 ? 2 : 1;
-                    cost += std::max(1.0, (2.0 * r + (r - 1) / 2 + 1) / shared / kFetchesPerWrite);
-                }
+                for (int r : radices(static_cast<int>(n)))
+                    cost += std::max(1.0, (2.0 * r + (r - 1) / 2 + 1) / butterfly_outputs(r, blocks) / kFetchesPerWrite);
                 return cost;
             },
             false, "fast chain"};

@@ -45,6 +45,7 @@ bool fast_chain_length(long long length) { return length >= 4 && is_fast_size(le
 
 int plane_blocks(long long length) { return length % 4 == 0 ? 4 : 2; }
 
+int butterfly_outputs(int radix, int blocks) { return blocks == 4 && radix % 4 == 0 ? 4 : radix % 2 == 0 ? 2 : 1; }
 
 bool fast_chain_size(int width, int height) { return fast_chain_length(width) && fast_chain_length(height); }
 

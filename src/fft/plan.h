@@ -129,6 +129,9 @@ std::vector<int> radices(int length);
 /// The blocks B the fast chain cuts an axis of length L into (common.glsl's planes): 4 where 4
 /// divides L, else 2. Each fragment of a stage along the axis computes B outputs, L/B apart.
 int plane_blocks(long long length);
+/// Of a fragment's `blocks` outputs at radix R, how many are one butterfly's (fft_radix.frag's G):
+/// 4 where 4 divides R and blocks, else 2 where R is even, else 1 (a butterfly an output).
+int butterfly_outputs(int radix, int blocks);
 /// Whether the fast chain transforms an axis of `length`: a fast size (sizes.h) of at least 4.
 bool fast_chain_length(long long length);
 /// Whether the fast chain transforms width x height: fast_chain_length() of both.
