@@ -862,6 +862,51 @@ TEST(compute_length_model_rates_every_line_it_allows) {
            ", planner ", m.cost(1080), measured ? " (the device row's plan)" : "");
 }
 
+// The GPU row's lengths follow its measured squares (tuning.cpp: L x L filters on the H200): a
+// need takes the measured length of least time from it up, so 1000 pads to 1024 (56.6 us against
+// 69.2), 1602-1800 to 2048 and 3502-4096 to 4096; 1984 x 1144 (1920x1080 with gaussian:8) keeps
+// 2048 x 1152. A fast length between the measured ends that was not measured (1080) is allowed
+// (wrap) but never picked; beyond the ends, and with options that change the programs, the plans'
+// rating picks as it did. The software row has no squares.
+TEST(gpu_lengths_follow_the_measured_squares) {
+    const ComputeTuning& gpu = compute_tuning(false);
+    ComputeTuning planned_row = gpu;
+    planned_row.squares = nullptr;
+    planned_row.square_count = 0;
+    EXPECT(gpu.square_count > 100 && compute_tuning(true).square_count == 0, "squares: GPU ", gpu.square_count, ", software ",
+           compute_tuning(true).square_count);
+    for (int i = 0; i < gpu.square_count; ++i)
+        EXPECT(is_fast_size(gpu.squares[i].length) && gpu.squares[i].us > 0 && (i == 0 || gpu.squares[i].length > gpu.squares[i - 1].length),
+               "square ", i, ": ", gpu.squares[i].length, " in ", gpu.squares[i].us, " us");
+    const LengthModel measured = ComputeFft::lengths(FftOptions{}, gpu), planned = ComputeFft::lengths(FftOptions{}, planned_row);
+    struct Pick {
+        long long need, length;
+    };
+    for (Pick p : {Pick{1000, 1024}, Pick{902, 1024}, Pick{1984, 2048}, Pick{1144, 1152}, Pick{1602, 2048}, Pick{1800, 2048},
+                   Pick{3586, 4096}, Pick{3502, 4096}, Pick{1026, 1152}, Pick{2050, 2100}, Pick{200, 256}})
+        EXPECT(measured.best(p.need, 16384) == p.length, "need ", p.need, ": ", measured.best(p.need, 16384), ", not ", p.length);
+    EXPECT(measured.allowed(1080) && !std::isfinite(measured.cost(1080)) && planned.best(1000, 16384) == 1000,
+           "1080 allowed ", measured.allowed(1080), " at ", measured.cost(1080), "; the plans' rating of 1000: ", planned.best(1000, 16384));
+    // Every pick from 128 to 4096 is a measured length, none slower than a measured one it could take.
+    std::map<long long, double> us;
+    for (int i = 0; i < gpu.square_count; ++i) us[gpu.squares[i].length] = gpu.squares[i].us;
+    for (long long need = 128; need <= 4096; need += 2) {
+        const long long n = measured.best(need, 16384);
+        bool least = us.count(n) > 0;
+        for (auto it = us.lower_bound(need); least && it != us.end() && it->first < 2 * need; ++it) least = it->second >= us[n];
+        EXPECT(least, "need ", need, ": ", n, us.count(n) ? "" : " (not measured)", " where a measured length is faster");
+    }
+    for (long long need : {4, 40, 100, 4100, 5000, 6001, 9000, 12000})
+        EXPECT(measured.best(need, 16384) == planned.best(need, 16384), "need ", need, " beyond the squares: ", measured.best(need, 16384),
+               " against the plans' ", planned.best(need, 16384));
+    FftOptions radix8;
+    radix8.compute_radix = 8;
+    const LengthModel own = ComputeFft::lengths(radix8, gpu), own_planned = ComputeFft::lengths(radix8, planned_row);
+    for (long long need : {1000, 1602, 3586})
+        EXPECT(own.best(need, 16384) == own_planned.best(need, 16384) && std::isfinite(own.cost(1080)),
+               "--compute-radix 8, need ", need, ": ", own.best(need, 16384), " against the plans' ", own_planned.best(need, 16384));
+}
+
 // Issue 15: every even size with factors 2, 3, 5, 7 has a line plan whose radices multiply to it,
 // start (forward) and end (inverses) with an even radix, and fit the threads and registers given;
 // the fast chain's radices multiply to every such size from 4 up, none above 28.

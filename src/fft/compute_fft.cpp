@@ -9,9 +9,12 @@
 #include "fft/twiddle.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <iterator>
+#include <limits>
+#include <map>
 #include <stdexcept>
 
 namespace gpufft {
@@ -596,13 +599,14 @@ std::vector<int> ComputeFft::split_line(int length, int most, bool quarters) {
     return {};
 }
 
-LengthModel ComputeFft::lengths(const FftOptions& options) {
-    const ComputeTuning& t = compute_tuning(software_renderer());
+LengthModel ComputeFft::lengths(const FftOptions& options) { return lengths(options, compute_tuning(software_renderer())); }
+
+LengthModel ComputeFft::lengths(const FftOptions& options, const ComputeTuning& t) {
     const int most = longest_line(options, t), fold_option = options.compute_fold;
     auto allowed = [most, fold_option](long long n) {
         return is_fast_size(n) && (fold_line(static_cast<int>(n), most, fold_option) > 1 || !split_line(static_cast<int>(n), most, false).empty());
     };
-    auto cost = [&t, most, fold_option, options, radix = options.compute_radix, plans = chosen_plans(options, t)](long long n) {
+    auto planned = [&t, most, fold_option, options, radix = options.compute_radix, plans = chosen_plans(options, t)](long long n) {
         // A folded line: one dispatch's traffic, its phases reading the same texels again
         // (kFoldCost each) and writing each texel's channels in turn.
         const int f = fold_line(static_cast<int>(n), most, fold_option);
@@ -617,6 +621,25 @@ LengthModel ComputeFft::lengths(const FftOptions& options) {
             c += 1 + (f - 1) * kFoldCost + kButterflyCost * static_cast<double>(p.slots) / part;
         }
         return c;
+    };
+    // The device's measured squares hold for the programs its defaults make.
+    FftOptions defaults;
+    defaults.backend = options.backend;
+    defaults.storage = options.storage;
+    if (t.square_count == 0 || !(options == defaults)) return {allowed, planned, false, "compute"};
+    // Measured: an axis of length L costs sqrt(t(L x L)), so that an M x N grid costs
+    // sqrt(t(M x M) t(N x N)) (LengthModel::best() minimises length times cost per axis). Beyond
+    // the measured ends, the plans' rating scaled to the end's time; between them, a length not
+    // measured is left to wrap (allowed, never the cheapest).
+    std::map<long long, double> measured;
+    for (int i = 0; i < t.square_count; ++i) measured[t.squares[i].length] = std::sqrt(t.squares[i].us) / t.squares[i].length;
+    const auto first = *measured.begin(), last = *measured.rbegin();
+    const double below = first.second / planned(first.first), above = last.second / planned(last.first);
+    auto cost = [planned, measured, first, last, below, above](long long n) {
+        if (n < first.first) return below * planned(n);
+        if (n > last.first) return above * planned(n);
+        const auto m = measured.find(n);
+        return m != measured.end() ? m->second : std::numeric_limits<double>::infinity();
     };
     return {allowed, cost, false, "compute"};
 }

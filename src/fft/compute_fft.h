@@ -167,6 +167,8 @@ public:
     /// line takes two dispatches) and their cost: the memory traffic of one dispatch per step,
     /// plus the threads' butterfly work (src/README.md, "Any FFT size").
     static LengthModel lengths(const FftOptions& options = {});
+    /// The same under a given row of the tuning table (no GL context needed).
+    static LengthModel lengths(const FftOptions& options, const ComputeTuning& tuning);
     /// One line per dispatch description, for --pass-costs and tests.
     std::vector<std::string> describe_dispatches() const;
 

@@ -5,6 +5,13 @@
 
 namespace gpufft {
 
+/// One L x L filter's GPU time (whole four-channel filter, queued, microseconds) under the default
+/// options: what the lengths' cost model (ComputeFft::lengths) takes where a device row has them.
+struct MeasuredSquare {
+    int length;
+    double us;
+};
+
 struct ComputeTuning {
     const char* device;               ///< the kind of device the row is for
     int radix_short = 4;              ///< largest stage radix for lines up to `radix_switch` ...
@@ -52,6 +59,12 @@ struct ComputeTuning {
     /// step runs in the inverse rows' loads (fuse_column_tail), besides `column_halves`
     /// (ComputeFft::column_halves()).
     const char* column_halves_fused_tail = "";
+    /// L x L filters timed on such a device, lengths ascending (`square_count` of them; none: the
+    /// lengths' cost model rates every length by its plan). Where given, the model rates a measured
+    /// length by its time, leaves the fast lengths between the first and the last that were not
+    /// measured to wrap alone, and scales the plans' rating to the measured ends beyond them.
+    const MeasuredSquare* squares = nullptr;
+    int square_count = 0;
 };
 
 /// The row for a software rasterizer (software_renderer() in fft2d.h) or for a GPU.
