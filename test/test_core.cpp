@@ -899,6 +899,11 @@ TEST(gpu_lengths_follow_the_measured_squares) {
     for (long long need : {4, 40, 100, 4100, 5000, 6001, 9000, 12000})
         EXPECT(measured.best(need, 16384) == planned.best(need, 16384), "need ", need, " beyond the squares: ", measured.best(need, 16384),
                " against the plans' ", planned.best(need, 16384));
+    FftOptions fragment_options;  // the fragment chain's options change no compute program
+    fragment_options.radix = 2;
+    fragment_options.computed_twiddles = true;
+    EXPECT(ComputeFft::lengths(fragment_options, gpu).best(1000, 16384) == 1024, "with the fragment chain's options set, 1000 took ",
+           ComputeFft::lengths(fragment_options, gpu).best(1000, 16384));
     FftOptions radix8;
     radix8.compute_radix = 8;
     const LengthModel own = ComputeFft::lengths(radix8, gpu), own_planned = ComputeFft::lengths(radix8, planned_row);

@@ -622,10 +622,13 @@ LengthModel ComputeFft::lengths(const FftOptions& options, const ComputeTuning& 
         }
         return c;
     };
-    // The device's measured squares hold for the programs its defaults make.
+    // The device's measured squares hold for the programs its defaults make (the fragment
+    // chain's options change none of them).
     FftOptions defaults;
     defaults.backend = options.backend;
     defaults.storage = options.storage;
+    defaults.radix = options.radix;
+    defaults.computed_twiddles = options.computed_twiddles;
     if (t.square_count == 0 || !(options == defaults)) return {allowed, planned, false, "compute"};
     // Measured: an axis of length L costs sqrt(t(L x L)), so that an M x N grid costs
     // sqrt(t(M x M) t(N x N)) (LengthModel::best() minimises length times cost per axis). Beyond

@@ -164,8 +164,9 @@ public:
     /// column_halves_fused_tail too.
     static std::vector<int> column_halves(const ComputeTuning& tuning, bool tail_in_rows);
     /// The lengths this backend takes on this context (every fast size, multiples of 4 where a
-    /// line takes two dispatches) and their cost: the memory traffic of one dispatch per step,
-    /// plus the threads' butterfly work (src/README.md, "Any FFT size").
+    /// line takes two dispatches) and their cost: the measured time of an L x L filter where the
+    /// device's row has it and the options are the defaults, else the memory traffic of one
+    /// dispatch per step plus the threads' butterfly work (src/README.md, "Any FFT size").
     static LengthModel lengths(const FftOptions& options = {});
     /// The same under a given row of the tuning table (no GL context needed).
     static LengthModel lengths(const FftOptions& options, const ComputeTuning& tuning);
