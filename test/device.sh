@@ -266,15 +266,18 @@ if [[ " $steps " == *" squares "* ]]; then  # tuning.cpp's measured squares: an 
     lengths=(); for ((n = ${SQUARES_FROM:-128}; n <= ${SQUARES_TO:-4096}; n += 2)); do
         [[ $n != 1024 && $n != 2048 ]] && smooth $n && lengths+=($n); done
     chunk() { local list=1024,2048 i; for ((i = $1; i < ${#lengths[@]}; i += 16)); do list+=,${lengths[$i]}; done; echo $list; }
-    for c in $(seq 0 15); do
+    cached() {  # cached C COMMAND...: COMMAND with chunk C's shader cache
+        local c=$1; shift
         mkdir -p "/tmp/squares_cache_$c"
-        __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=/tmp/squares_cache_$c __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 \
-            bin/fftcompare --backend compute --race default --sizes "$(chunk $c)" --repeat 1 --queue 3 --warm-up 0 > "$out/squares_compile_$c.txt" 2>&1 &
+        __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=/tmp/squares_cache_$c __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 "$@"
+    }
+    for c in $(seq 0 15); do
+        cached $c bin/fftcompare --backend compute --race default --sizes "$(chunk $c)" --repeat 1 --queue 3 --warm-up 0 \
+            > "$out/squares_compile_$c.txt" 2>&1 &
     done
     wait
     for c in $(seq 0 15); do
-        __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=/tmp/squares_cache_$c __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 TAIL=3 \
-            run "squares_$c" bin/fftcompare --backend compute --race default --sizes "$(chunk $c)" --repeat 3 --warm-up 0.1
+        TAIL=3 cached $c run "squares_$c" bin/fftcompare --backend compute --race default --sizes "$(chunk $c)" --repeat 3 --warm-up 0.1
     done
     cat "$out"/squares_[0-9]*.txt | awk '$1 ~ /^[0-9]+x[0-9]+$/ { split($1, s, "x"); if (s[1] == s[2]) print s[1], $4 * 1000 }' |
         sort -k1,1n -k2,2g | awk 'function flush() { if (k) printf "{%d, %.1f}, ", n, k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }

@@ -14,7 +14,6 @@
 #include <functional>
 #include <iterator>
 #include <limits>
-#include <map>
 #include <stdexcept>
 
 namespace gpufft {
@@ -634,15 +633,14 @@ LengthModel ComputeFft::lengths(const FftOptions& options, const ComputeTuning& 
     // sqrt(t(M x M) t(N x N)) (LengthModel::best() minimises length times cost per axis). Beyond
     // the measured ends, the plans' rating scaled to the end's time; between them, a length not
     // measured is left to wrap (allowed, never the cheapest).
-    std::map<long long, double> measured;
-    for (int i = 0; i < t.square_count; ++i) measured[t.squares[i].length] = std::sqrt(t.squares[i].us) / t.squares[i].length;
-    const auto first = *measured.begin(), last = *measured.rbegin();
-    const double below = first.second / planned(first.first), above = last.second / planned(last.first);
-    auto cost = [planned, measured, first, last, below, above](long long n) {
-        if (n < first.first) return below * planned(n);
-        if (n > last.first) return above * planned(n);
-        const auto m = measured.find(n);
-        return m != measured.end() ? m->second : std::numeric_limits<double>::infinity();
+    const MeasuredSquare *first = t.squares, *end = t.squares + t.square_count, *last = end - 1;
+    auto measured = [](const MeasuredSquare& s) { return std::sqrt(s.us) / s.length; };
+    const double below = measured(*first) / planned(first->length), above = measured(*last) / planned(last->length);
+    auto cost = [planned, measured, first, end, last, below, above](long long n) {
+        if (n < first->length) return below * planned(n);
+        if (n > last->length) return above * planned(n);
+        const MeasuredSquare* s = std::lower_bound(first, end, n, [](const MeasuredSquare& a, long long v) { return a.length < v; });
+        return s->length == n ? measured(*s) : std::numeric_limits<double>::infinity();
     };
     return {allowed, cost, false, "compute"};
 }
