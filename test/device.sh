@@ -258,31 +258,47 @@ if has sizes_batch; then  # a 1920x1080 batch on the planner's grid beside the p
     OUT=/tmp/bench-sizes-wrap FFTFILTER_ARGS="-b wrap" PEERS=none TAIL=8 run sizes_batch_hd_wrap test/bench_batch.sh 64 1920x1080 gaussian:8
 fi
 if [[ " $steps " == *" squares "* ]]; then  # tuning.cpp's measured squares: an L x L filter at every even fast
-    # length from SQUARES_FROM (128) to SQUARES_TO (4096), queued. The programs compile first, in 16
-    # processes at once, each with a shader cache of its own (processes sharing one lose each other's
-    # entries); then each process's lengths are timed alone, cached, with 1024 and 2048 beside them.
+    # length from SQUARES_FROM (128) to SQUARES_TO (4096), or at the lengths of SQUARES_LIST (commas),
+    # queued. The programs compile first (SQUARES_STAGE compile), in 16 processes at once, each with a
+    # shader cache of its own (processes sharing one lose each other's entries; SQUARES_COMPILE_S
+    # limits each); then (SQUARES_STAGE time) each process's lengths are timed alone, cached, with
+    # SQUARES_ANCHORS (1024,2048) beside them. A later call with the same lengths and SQUARES_TAG
+    # finds the caches of an earlier one on the same machine.
     # squares.txt: the median us a length, as "{L, us}" for tuning.cpp.
     smooth() { local n=$1; for p in 2 3 5 7; do while (( n % p == 0 )); do n=$((n / p)); done; done; (( n == 1 )); }
-    lengths=(); for ((n = ${SQUARES_FROM:-128}; n <= ${SQUARES_TO:-4096}; n += 2)); do
-        [[ $n != 1024 && $n != 2048 ]] && smooth $n && lengths+=($n); done
-    chunk() { local list=1024,2048 i; for ((i = $1; i < ${#lengths[@]}; i += 16)); do list+=,${lengths[$i]}; done; echo $list; }
+    anchors=${SQUARES_ANCHORS:-1024,2048}
+    lengths=()
+    if [ -n "${SQUARES_LIST:-}" ]; then
+        IFS=, read -ra lengths <<< "$SQUARES_LIST"
+    else
+        for ((n = ${SQUARES_FROM:-128}; n <= ${SQUARES_TO:-4096}; n += 2)); do
+            [[ ",$anchors," != *",$n,"* ]] && smooth $n && lengths+=($n); done
+    fi
+    chunk() { local list=$anchors i; for ((i = $1; i < ${#lengths[@]}; i += 16)); do list+=,${lengths[$i]}; done; echo $list; }
     cached() {  # cached C COMMAND...: COMMAND with chunk C's shader cache
         local c=$1; shift
-        mkdir -p "/tmp/squares_cache_$c"
-        __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=/tmp/squares_cache_$c __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 "$@"
+        mkdir -p "/tmp/squares_cache_${SQUARES_TAG:-}$c"
+        __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=/tmp/squares_cache_${SQUARES_TAG:-}$c __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 "$@"
     }
-    for c in $(seq 0 15); do
-        cached $c bin/fftcompare --backend compute --race default --sizes "$(chunk $c)" --repeat 1 --queue 3 --warm-up 0 \
-            > "$out/squares_compile_$c.txt" 2>&1 &
-    done
-    wait
-    for c in $(seq 0 15); do
-        TAIL=3 cached $c run "squares_$c" bin/fftcompare --backend compute --race default --sizes "$(chunk $c)" --repeat 3 --warm-up 0.1
-    done
-    cat "$out"/squares_[0-9]*.txt | awk '$1 ~ /^[0-9]+x[0-9]+$/ { split($1, s, "x"); if (s[1] == s[2]) print s[1], $4 * 1000 }' |
-        sort -k1,1n -k2,2g | awk 'function flush() { if (k) printf "{%d, %.1f}, ", n, k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
-            $1 != n { flush(); n = $1; k = 0 } { a[++k] = $2 } END { flush(); print "" }' > "$out/squares.txt"
-    echo "== squares: $(grep -o '{' "$out/squares.txt" | wc -l) lengths in $out/squares.txt"
+    chunks=$(seq 0 $(( ${#lengths[@]} < 16 ? ${#lengths[@]} - 1 : 15 )))
+    if [[ ${SQUARES_STAGE:-compile time} == *compile* ]]; then
+        start=$SECONDS
+        for c in $chunks; do
+            cached $c timeout "${SQUARES_COMPILE_S:-0}" bin/fftcompare --backend compute --race default --sizes "$(chunk $c)" \
+                --repeat 1 --queue 3 --warm-up 0 > "$out/squares_compile_$c.txt" 2>&1 &
+        done
+        wait
+        echo "== squares: ${#lengths[@]} lengths compiled in $((SECONDS - start)) s"
+    fi
+    if [[ ${SQUARES_STAGE:-compile time} == *time* ]]; then
+        for c in $chunks; do
+            TAIL=3 cached $c run "squares_$c" bin/fftcompare --backend compute --race default --sizes "$(chunk $c)" --repeat 3 --warm-up 0.1
+        done
+        cat "$out"/squares_[0-9]*.txt | awk '$1 ~ /^[0-9]+x[0-9]+$/ { split($1, s, "x"); if (s[1] == s[2]) print s[1], $4 * 1000 }' |
+            sort -k1,1n -k2,2g | awk 'function flush() { if (k) printf "{%d, %.1f}, ", n, k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+                $1 != n { flush(); n = $1; k = 0 } { a[++k] = $2 } END { flush(); print "" }' > "$out/squares.txt"
+        echo "== squares: $(grep -o '{' "$out/squares.txt" | wc -l) lengths in $out/squares.txt"
+    fi
 fi
 if has stream; then  # images larger than memory (test/bench_stream.sh): the input written with zlib
                      # level STREAM_LEVEL (default 1), then filtered on the GPU in strips

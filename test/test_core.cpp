@@ -875,6 +875,11 @@ TEST(gpu_lengths_follow_the_measured_squares) {
     planned_row.square_count = 0;
     EXPECT(gpu.square_count > 100 && compute_tuning(true).square_count == 0, "squares: GPU ", gpu.square_count, ", software ",
            compute_tuning(true).square_count);
+    // The H200's row holds every even fast length from 128 to 8192.
+    int fast = 0;
+    for (int n = 128; n <= 8192; n += 2) fast += is_fast_size(n);
+    EXPECT(gpu.square_count == fast && gpu.squares[0].length == 128 && gpu.squares[gpu.square_count - 1].length == 8192, "squares: ",
+           gpu.square_count, " of the ", fast, " even fast lengths from 128 to 8192");
     for (int i = 0; i < gpu.square_count; ++i)
         EXPECT(is_fast_size(gpu.squares[i].length) && gpu.squares[i].us > 0 && (i == 0 || gpu.squares[i].length > gpu.squares[i - 1].length),
                "square ", i, ": ", gpu.squares[i].length, " in ", gpu.squares[i].us, " us");
@@ -883,20 +888,30 @@ TEST(gpu_lengths_follow_the_measured_squares) {
         long long need, length;
     };
     for (Pick p : {Pick{1000, 1024}, Pick{902, 1024}, Pick{1984, 2048}, Pick{1144, 1152}, Pick{1602, 2048}, Pick{1800, 2048},
-                   Pick{3586, 4096}, Pick{3502, 4096}, Pick{1026, 1152}, Pick{2050, 2100}, Pick{200, 256}})
+                   Pick{3586, 4096}, Pick{3502, 4096}, Pick{1026, 1050}, Pick{2050, 2100}, Pick{200, 256}, Pick{500, 512},
+                   Pick{3002, 3072}, Pick{4202, 4320}, Pick{7200, 8192}})
         EXPECT(measured.best(p.need, 16384) == p.length, "need ", p.need, ": ", measured.best(p.need, 16384), ", not ", p.length);
-    EXPECT(measured.allowed(1080) && !std::isfinite(measured.cost(1080)) && planned.best(1000, 16384) == 1000,
-           "1080 allowed ", measured.allowed(1080), " at ", measured.cost(1080), "; the plans' rating of 1000: ", planned.best(1000, 16384));
-    // Every pick from 128 to 4096 is a measured length, none slower than a measured one it could take.
+    EXPECT(planned.best(1000, 16384) == 1000, "the plans' rating of 1000: ", planned.best(1000, 16384));
+    // A row with a length left out between its ends allows it (wrap takes it whole) but never picks it.
+    std::vector<MeasuredSquare> gap;
+    for (int i = 0; i < gpu.square_count; ++i)
+        if (gpu.squares[i].length != 1050 && gpu.squares[i].length != 1080) gap.push_back(gpu.squares[i]);
+    ComputeTuning gap_row = gpu;
+    gap_row.squares = gap.data();
+    gap_row.square_count = static_cast<int>(gap.size());
+    const LengthModel gaps = ComputeFft::lengths(FftOptions{}, gap_row);
+    EXPECT(gaps.allowed(1080) && !std::isfinite(gaps.cost(1080)) && gaps.best(1026, 16384) == 1152, "1080 left out: allowed ",
+           gaps.allowed(1080), " at ", gaps.cost(1080), "; need 1026 took ", gaps.best(1026, 16384));
+    // Every pick between the ends is a measured length, none slower than a measured one it could take.
     std::map<long long, double> us;
     for (int i = 0; i < gpu.square_count; ++i) us[gpu.squares[i].length] = gpu.squares[i].us;
-    for (long long need = 128; need <= 4096; need += 2) {
+    for (long long need = gpu.squares[0].length; need <= gpu.squares[gpu.square_count - 1].length; need += 2) {
         const long long n = measured.best(need, 16384);
         bool least = us.count(n) > 0;
         for (auto it = us.lower_bound(need); least && it != us.end() && it->first < 2 * need; ++it) least = it->second >= us[n];
         EXPECT(least, "need ", need, ": ", n, us.count(n) ? "" : " (not measured)", " where a measured length is faster");
     }
-    for (long long need : {4, 40, 100, 4100, 5000, 6001, 9000, 12000})
+    for (long long need : {4, 40, 100, 8200, 9000, 12000, 16000})
         EXPECT(measured.best(need, 16384) == planned.best(need, 16384), "need ", need, " beyond the squares: ", measured.best(need, 16384),
                " against the plans' ", planned.best(need, 16384));
     FftOptions fragment_options;  // the fragment chain's options change no compute program
