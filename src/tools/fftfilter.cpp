@@ -340,8 +340,9 @@ std::string tiles_detail(const FilterStats& s) {
 }
 
 std::string milliseconds(double seconds) {
+    // Two decimals below 10 ms: a GPU's filter of a file takes tenths of a millisecond.
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", seconds * 1e3);
+    std::snprintf(buf, sizeof buf, seconds < 0.01 ? "%.2f" : "%.1f", seconds * 1e3);
     return buf;
 }
 
