@@ -10,6 +10,20 @@
 // invocation i is thread i / LINES of lane-line i % LINES; thread t holds elements t + THREADS e,
 // e < ELEMENTS. ORDER 0: neighbouring workgroups take neighbouring lines; 1: neighbouring sub-lines.
 layout(local_size_x = GROUP_SIZE) in;   // THREADS * LINES, a literal
+// FORMAT: the texels' floats, 4 (RGBA32F), 2 (RG32F) or 1 (R32F; textures only).
+#if FORMAT == 4
+#define VALUE vec4
+#define NARROW(t) t
+#define WIDEN(v) v
+#elif FORMAT == 2
+#define VALUE vec2
+#define NARROW(t) t.xy
+#define WIDEN(v) vec4(v, 0.0, 0.0)
+#else
+#define VALUE float
+#define NARROW(t) t.x
+#define WIDEN(v) vec4(v, 0.0, 0.0, 0.0)
+#endif
 #if BUFFER
 // Linear storage buffers instead (row-major: texel (x, y) at y WIDTH + x), or in tiles of TILE_W x
 // TILE_H texels, tile after tile along x, each tile row-major.
@@ -27,15 +41,21 @@ vec4 load(ivec2 p) { return src[index(p)]; }
 void save(ivec2 p, vec4 v) { dst[index(p)] = v; }
 #else
 layout(binding = 0) uniform sampler2DRect u_src;
+#if FORMAT == 4
 layout(rgba32f, binding = 0) uniform writeonly image2DRect u_dst;
+#elif FORMAT == 2
+layout(rg32f, binding = 0) uniform writeonly image2DRect u_dst;
+#else
+layout(r32f, binding = 0) uniform writeonly image2DRect u_dst;
+#endif
 // INTERLEAVE K > 1: textures of WIDTH / K x HEIGHT K, texel (x, y) at (x / K, y K + x % K), so that
 // K neighbouring texels of a row lie in one column of K texture rows (NVIDIA's 32-byte sector
 // holds one texel of two neighbouring rows).
 // The source and the target each their own K (INTERLEAVE_SRC, INTERLEAVE_DST).
 // TRANSPOSE_SRC, TRANSPOSE_DST: that texture holds texel (x, y) at (y, x) (square textures).
 ivec2 texel(ivec2 p, int k, bool t) { p = t ? p.yx : p; return k > 1 ? ivec2(p.x / k, p.y * k + p.x % k) : p; }
-vec4 load(ivec2 p) { return texelFetch(u_src, texel(p, INTERLEAVE_SRC, TRANSPOSE_SRC != 0)); }
-void save(ivec2 p, vec4 v) { imageStore(u_dst, texel(p, INTERLEAVE_DST, TRANSPOSE_DST != 0), v); }
+VALUE load(ivec2 p) { return NARROW(texelFetch(u_src, texel(p, INTERLEAVE_SRC, TRANSPOSE_SRC != 0))); }
+void save(ivec2 p, VALUE v) { imageStore(u_dst, texel(p, INTERLEAVE_DST, TRANSPOSE_DST != 0), WIDEN(v)); }
 #endif
 #if SHARED_VEC4S > 0
 // Occupancy as a line dispatch's: shared memory that only limits the workgroups an SM holds.
@@ -72,9 +92,9 @@ void main() {
     if (s_occupy[(i + 1) % SHARED_VEC4S].x < 0.0) return;   // never: keeps the array
 #endif
     if (line >= AXIS_LINES || s >= SUBLINES) return;
-    vec4 v[E];
+    VALUE v[E];
 #if MIRROR
-    vec4 u[E];
+    VALUE u[E];
 #endif
     for (int e = 0; e < E; ++e) {
         int along = s * SUB_STEP + (t + T * e) * STRIDE;

@@ -13,8 +13,10 @@
 // occupancy of that many KB of shared memory a workgroup), il (K > 1: the textures interleaved, texel
 // (x, y) at (x / K, y K + x % K) of a SIZE / K x SIZE K texture; ilin and ilout: the source's and
 // the target's alone), aligned (1: columns from 0, mirrored at SIZE - 1 - x), tin and tout (1: the
-// source or the target holds texel (x, y) at (y, x)). Without patterns: the four-step,
-// whole-line and channel-row patterns of SIZE.
+// source or the target holds texel (x, y) at (y, x)), fmt (4: RGBA32F; 2: RG32F, a complex
+// channel a texel; 1: R32F, the texels of planar intermediates, one texture a channel or channel
+// pair). Without patterns: the four-step, whole-line and channel-row patterns of SIZE, and whole
+// rows and columns of RG32F.
 #include "app/cli.h"
 #include "base/parse.h"
 #include "gl/buffer.h"
@@ -46,7 +48,7 @@ Pattern parse_pattern(const std::string& text, int size) {
     p.name = text.substr(0, colon);
     p.text = text;
     p.v = {{"axis", 1}, {"len", size}, {"stride", 1}, {"step", size}, {"subs", 1}, {"lines", 1}, {"pairs", 1},
-           {"elems", 4}, {"order", 1}, {"mirror", 1}, {"count", -1}, {"buffer", 0}, {"tw", 0}, {"th", 0}, {"shared", 0}, {"il", 1}, {"ilin", 0}, {"ilout", 0}, {"aligned", 0}, {"tin", 0}, {"tout", 0}};
+           {"elems", 4}, {"order", 1}, {"mirror", 1}, {"count", -1}, {"buffer", 0}, {"tw", 0}, {"th", 0}, {"shared", 0}, {"il", 1}, {"ilin", 0}, {"ilout", 0}, {"aligned", 0}, {"tin", 0}, {"tout", 0}, {"fmt", 4}};
     std::stringstream items(text.substr(colon + 1));
     std::string item;
     while (std::getline(items, item, ',')) {
@@ -64,6 +66,8 @@ Pattern parse_pattern(const std::string& text, int size) {
     for (const char* key : {"ilin", "ilout"})
         if (p.v[key] < 1 || size % p.v[key] || (p.v[key] > 1 && p.v["buffer"]))
             throw UsageError("pattern '" + text + "': il, ilin and ilout dividing the size, without buffer=1");
+    if ((p.v["fmt"] != 4 && p.v["fmt"] != 2 && p.v["fmt"] != 1) || (p.v["fmt"] != 4 && p.v["buffer"]))
+        throw UsageError("pattern '" + text + "': fmt 4, 2 or 1, and 4 with buffer=1");
     if (p.v["count"] < 0) p.v["count"] = p.v["axis"] ? size / 2 - 1 + p.v["aligned"] : (p.v["mirror"] ? size / 2 : size);
     return p;
 }
@@ -96,6 +100,16 @@ std::vector<std::string> default_patterns(int size) {
         out.push_back("rowCh" + std::to_string(whole) + "_g" + std::to_string(lines) + ":axis=rows,mirror=0,len=" + std::to_string(whole) +
                       ",lines=" + std::to_string(lines) + ",elems=" + std::to_string(per_thread * lines));
     out.push_back("col" + std::to_string(whole) + "_g1:len=" + std::to_string(whole) + ",lines=1,elems=" + std::to_string(per_thread));
+    // Planar intermediates: a complex channel a texel (RG32F), a fourth of an RGBA line's
+    // registers, so that a workgroup may hold several rows or columns side by side (at most 32
+    // elements a thread, 1024 threads a workgroup).
+    for (int lines : {1, 2, 4, 8}) {
+        const int threads = std::min(1024 / lines, whole), elems = whole / threads;
+        if (elems > 32) continue;
+        const std::string g = std::to_string(lines), shape = ",len=" + std::to_string(whole) + ",lines=" + g + ",elems=" + std::to_string(elems);
+        out.push_back("rowRG" + std::to_string(whole) + "_g" + g + ":fmt=2,axis=rows,mirror=0" + shape);
+        out.push_back("colRG" + std::to_string(whole) + "_g" + g + ":fmt=2,mirror=0,count=" + std::to_string(size - 1) + ",pairs=" + g + shape);
+    }
     return out;
 }
 
@@ -112,7 +126,7 @@ int main(int argc, char** argv) {
         bench::add_probe_programs();
         HeadlessContext context;
         ProgramCache programs;
-        std::printf("lineprobe on %s: %dx%d RGBA32F, median of timer queries, GB/s against %.0f\n", describe_gl().c_str(), size, size, peak);
+        std::printf("lineprobe on %s: %dx%d RGBA32F (fmt=2: RG32F, fmt=1: R32F), median of timer queries, GB/s against %.0f\n", describe_gl().c_str(), size, size, peak);
         // One pair of textures per interleave the patterns ask for (il: SIZE / K x SIZE K).
         std::map<int, std::pair<Texture, RenderTarget>> textures;
         for (Pattern& p : patterns)
@@ -123,6 +137,33 @@ int main(int argc, char** argv) {
         std::vector<float> texels(static_cast<size_t>(size) * size * 4);
         for (size_t k = 0; k < texels.size(); ++k) texels[k] = static_cast<float>(k / 4 + 1);
         for (auto& [k, pair] : textures) pair.first.upload(texels.data());
+        // RG32F and R32F textures (fmt 2 and 1), a source and a target each, the same texels' first
+        // floats.
+        std::map<int, std::pair<TextureHandle, TextureHandle>> narrow;
+        auto narrow_format = [](int fmt) { return fmt == 2 ? GL_RG : GL_RED; };
+        auto narrow_texels = [&](int fmt) {
+            std::vector<float> out(static_cast<size_t>(size) * size * fmt);
+            for (size_t k = 0; k < out.size(); ++k) out[k] = texels[k / fmt * 4 + k % fmt];
+            return out;
+        };
+        for (Pattern& p : patterns) {
+            const int fmt = p.v["fmt"];
+            if (fmt == 4 || narrow.count(fmt)) continue;
+            if (p.v["ilin"] != 1 || p.v["ilout"] != 1) throw UsageError("pattern '" + p.text + "': fmt 2 and 1 without interleaving");
+            auto make = [&] {
+                TextureHandle t = new_texture();
+                glBindTexture(GL_TEXTURE_RECTANGLE, t.get());
+                glTexStorage2D(GL_TEXTURE_RECTANGLE, 1, fmt == 2 ? GL_RG32F : GL_R32F, size, size);
+                glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+                glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+                return t;
+            };
+            auto& pair = narrow[fmt] = {make(), make()};
+            const std::vector<float> values = narrow_texels(fmt);
+            glBindTexture(GL_TEXTURE_RECTANGLE, pair.first.get());
+            glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, 0, 0, size, size, narrow_format(fmt), GL_FLOAT, values.data());
+            check_gl("lineprobe: RG32F and R32F textures");
+        }
         // The same texels in linear storage buffers, where a pattern asks for them (buffer=1) and
         // the GL's largest storage block holds a whole texture.
         const bool wanted = std::any_of(patterns.begin(), patterns.end(), [](Pattern& p) { return p.v["buffer"] != 0; });
@@ -151,7 +192,7 @@ int main(int argc, char** argv) {
                 "BUFFER " + std::to_string(v["buffer"]), "TILE_W " + std::to_string(v["tw"]), "TILE_H " + std::to_string(v["th"]), "SHARED_VEC4S " + std::to_string(v["shared"] * 64),
                 "INTERLEAVE_SRC " + std::to_string(v["ilin"]),
                 "INTERLEAVE_DST " + std::to_string(v["ilout"]), "ALIGNED " + std::to_string(v["aligned"]),
-                "TRANSPOSE_SRC " + std::to_string(v["tin"]), "TRANSPOSE_DST " + std::to_string(v["tout"])};
+                "TRANSPOSE_SRC " + std::to_string(v["tin"]), "TRANSPOSE_DST " + std::to_string(v["tout"]), "FORMAT " + std::to_string(v["fmt"])};
             const GlProgram& prog = programs.get({"", "lineprobe.comp", defines, false});
             const long long line_blocks = (v["count"] + v["pairs"] - 1) / v["pairs"];
             const int per_group = v["lines"] / v["pairs"];
@@ -160,12 +201,13 @@ int main(int argc, char** argv) {
                 std::printf("%-18s skipped: %zu bytes, the GL's largest storage block %lld\n", p.name.c_str(), bytes_all, static_cast<long long>(max_block));
                 continue;
             }
-            Texture& src = textures.at(v["ilin"]).first;
-            RenderTarget& dst = textures.at(v["ilout"]).second;
+            const int fmt = v["fmt"];
+            const GLuint src = fmt == 4 ? textures.at(v["ilin"]).first.id() : narrow.at(fmt).first.get();
+            const GLuint dst = fmt == 4 ? textures.at(v["ilout"]).second.texture().id() : narrow.at(fmt).second.get();
             prog.use();
             glActiveTexture(GL_TEXTURE0);
-            glBindTexture(GL_TEXTURE_RECTANGLE, src.id());
-            glBindImageTexture(0, dst.texture().id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+            glBindTexture(GL_TEXTURE_RECTANGLE, src);
+            glBindImageTexture(0, dst, 0, GL_FALSE, 0, GL_WRITE_ONLY, fmt == 4 ? GL_RGBA32F : fmt == 2 ? GL_RG32F : GL_R32F);
             if (buffers) {
                 src_buffer.bind(0);
                 dst_buffer.bind(1);
@@ -174,7 +216,8 @@ int main(int argc, char** argv) {
                 glDispatchCompute(static_cast<GLuint>(groups), 1, 1);
                 glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
             };
-            dst.texture().clear();
+            if (fmt == 4) textures.at(v["ilout"]).second.texture().clear();
+            else glClearTexImage(dst, 0, narrow_format(fmt), GL_FLOAT, nullptr);
             if (v["buffer"]) {
                 const std::vector<float> zeros(texels.size(), 0.0f);
                 dst_buffer.write(zeros.data(), bytes_all);
@@ -182,12 +225,18 @@ int main(int argc, char** argv) {
             dispatch();
             const double elements = (v["mirror"] + 1) * double(v["count"]) * v["subs"] * v["len"];
             if (size <= 1024 && v["ilin"] == v["ilout"] && v["tin"] == v["tout"]) {
-                std::vector<float> out = dst.download();
+                std::vector<float> out(static_cast<size_t>(size) * size * fmt);
+                const std::vector<float> in = fmt == 4 ? texels : narrow_texels(fmt);
+                if (fmt == 4) out = textures.at(v["ilout"]).second.download();
+                else {
+                    glBindTexture(GL_TEXTURE_RECTANGLE, dst);
+                    glGetTexImage(GL_TEXTURE_RECTANGLE, 0, narrow_format(fmt), GL_FLOAT, out.data());
+                }
                 if (v["buffer"]) dst_buffer.read(out.data(), bytes_all);
                 long long copied = 0;
-                for (size_t k = 0; k < out.size(); k += 4) {
+                for (size_t k = 0; k < out.size(); k += fmt) {
                     if (out[k] == 0) continue;
-                    if (out[k] != texels[k]) throw GlError(p.name + ": texel " + std::to_string(k / 4) + " stored in the wrong place");
+                    if (out[k] != in[k]) throw GlError(p.name + ": texel " + std::to_string(k / fmt) + " stored in the wrong place");
                     ++copied;
                 }
                 if (copied != static_cast<long long>(elements))
@@ -195,7 +244,7 @@ int main(int argc, char** argv) {
             }
             const double t = bench::time_us(dispatch, 5);
             check_gl(p.name.c_str());
-            const double bytes = 2.0 * 16 * elements;
+            const double bytes = 2.0 * 4 * fmt * elements;
             std::printf("%-18s %9.1f %9.1f %8.0f %5.0f%%  %s\n", p.name.c_str(), t, bytes * 1e-6, bytes / t * 1e-3, bytes / t * 1e-3 / peak * 100,
                         text.substr(text.find(':') + 1).c_str());
         }
