@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers large variants bench passes probe lineprobe
-#                                        warpline smemline planerows layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -311,10 +311,11 @@ fi
 if has lineprobe && [ -x bin/bench/lineprobe ]; then  # each line dispatch's memory pattern alone (make bench)
     for n in ${LINEPROBE_SIZES:-4096 8192}; do TAIL=40 run "lineprobe_$n" bin/bench/lineprobe "$n" "$probe_peak"; done
 fi
-if has planerows && [ -x bin/bench/planerows ]; then  # rows of planar RG32F texels transformed (make bench), beside
-                                                    # our rows forward: the same bytes at S x 2S against S x S
-    run planerows bin/bench/planerows "$probe_peak"
-    run planerows_ours "${costs[@]}" --sizes 1024,2048,4096,8192
+if has planar && [ -x bin/bench/planar ]; then  # a planar design's rows and filters (RG32F texels; make bench),
+                                              # beside our rows and filters of the same bytes
+    TAIL=60 run planar bin/bench/planar "$probe_peak"
+    run planar_ours "${costs[@]}" --sizes 1024,2048,4096,8192
+    run planar_ours_queued bin/fftcompare --backend compute --race default --sizes 1024,2048,4096,8192 --repeat 3
 fi
 if has warpline && [ -x bin/bench/warpline ]; then  # the 1024^2 column filter as one channel's line a warp
                                                   # (make bench), beside the column filter's own dispatch
