@@ -140,7 +140,6 @@ int main(int argc, char** argv) {
         // RG32F and R32F textures (fmt 2 and 1), a source and a target each, the same texels' first
         // floats.
         std::map<int, std::pair<TextureHandle, TextureHandle>> narrow;
-        auto narrow_format = [](int fmt) { return fmt == 2 ? GL_RG : GL_RED; };
         auto narrow_texels = [&](int fmt) {
             std::vector<float> out(static_cast<size_t>(size) * size * fmt);
             for (size_t k = 0; k < out.size(); ++k) out[k] = texels[k / fmt * 4 + k % fmt];
@@ -150,19 +149,7 @@ int main(int argc, char** argv) {
             const int fmt = p.v["fmt"];
             if (fmt == 4 || narrow.count(fmt)) continue;
             if (p.v["ilin"] != 1 || p.v["ilout"] != 1) throw UsageError("pattern '" + p.text + "': fmt 2 and 1 without interleaving");
-            auto make = [&] {
-                TextureHandle t = new_texture();
-                glBindTexture(GL_TEXTURE_RECTANGLE, t.get());
-                glTexStorage2D(GL_TEXTURE_RECTANGLE, 1, fmt == 2 ? GL_RG32F : GL_R32F, size, size);
-                glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-                glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-                return t;
-            };
-            auto& pair = narrow[fmt] = {make(), make()};
-            const std::vector<float> values = narrow_texels(fmt);
-            glBindTexture(GL_TEXTURE_RECTANGLE, pair.first.get());
-            glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, 0, 0, size, size, narrow_format(fmt), GL_FLOAT, values.data());
-            check_gl("lineprobe: RG32F and R32F textures");
+            narrow[fmt] = {bench::narrow_texture(size, size, fmt, narrow_texels(fmt).data()), bench::narrow_texture(size, size, fmt)};
         }
         // The same texels in linear storage buffers, where a pattern asks for them (buffer=1) and
         // the GL's largest storage block holds a whole texture.
@@ -217,7 +204,7 @@ int main(int argc, char** argv) {
                 glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
             };
             if (fmt == 4) textures.at(v["ilout"]).second.texture().clear();
-            else glClearTexImage(dst, 0, narrow_format(fmt), GL_FLOAT, nullptr);
+            else glClearTexImage(dst, 0, bench::narrow_format(fmt), GL_FLOAT, nullptr);
             if (v["buffer"]) {
                 const std::vector<float> zeros(texels.size(), 0.0f);
                 dst_buffer.write(zeros.data(), bytes_all);
@@ -225,13 +212,8 @@ int main(int argc, char** argv) {
             dispatch();
             const double elements = (v["mirror"] + 1) * double(v["count"]) * v["subs"] * v["len"];
             if (size <= 1024 && v["ilin"] == v["ilout"] && v["tin"] == v["tout"]) {
-                std::vector<float> out(static_cast<size_t>(size) * size * fmt);
+                std::vector<float> out = fmt == 4 ? textures.at(v["ilout"]).second.download() : bench::download_narrow(dst, size, size, fmt);
                 const std::vector<float> in = fmt == 4 ? texels : narrow_texels(fmt);
-                if (fmt == 4) out = textures.at(v["ilout"]).second.download();
-                else {
-                    glBindTexture(GL_TEXTURE_RECTANGLE, dst);
-                    glGetTexImage(GL_TEXTURE_RECTANGLE, 0, narrow_format(fmt), GL_FLOAT, out.data());
-                }
                 if (v["buffer"]) dst_buffer.read(out.data(), bytes_all);
                 long long copied = 0;
                 for (size_t k = 0; k < out.size(); k += fmt) {

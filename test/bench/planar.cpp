@@ -26,7 +26,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -48,23 +47,7 @@ std::vector<int> stage_radices(int length) {
     return r;
 }
 
-TextureHandle rg32f(int width, int height, const float* values = nullptr) {
-    TextureHandle t = new_texture();
-    glBindTexture(GL_TEXTURE_RECTANGLE, t.get());
-    glTexStorage2D(GL_TEXTURE_RECTANGLE, 1, GL_RG32F, width, height);
-    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    if (values) glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, 0, 0, width, height, GL_RG, GL_FLOAT, values);
-    check_gl("planar: an RG32F texture");
-    return t;
-}
-
-std::vector<float> download(GLuint texture, int width, int height) {
-    std::vector<float> out(2 * static_cast<size_t>(width) * height);
-    glBindTexture(GL_TEXTURE_RECTANGLE, texture);
-    glGetTexImage(GL_TEXTURE_RECTANGLE, 0, GL_RG, GL_FLOAT, out.data());
-    return out;
-}
+TextureHandle rg32f(int width, int height, const float* values = nullptr) { return bench::narrow_texture(width, height, 2, values); }
 
 std::vector<float> random_values(size_t count, unsigned seed) {
     std::vector<float> v(count);
@@ -148,7 +131,7 @@ int run_rows(ProgramCache& programs, GLint shared_bytes, double peak, int length
     twiddles.bind(0);
     auto dispatch = [&] { pass.dispatch(src.get(), dst.get()); };
     dispatch();
-    const std::vector<float> out = download(dst.get(), length, rows);
+    const std::vector<float> out = bench::download_narrow(dst.get(), length, rows, 2);
     check_gl(name.c_str());
     const int checked = std::min(rows, 64);
     std::vector<cd> line(length), reference;
@@ -224,7 +207,7 @@ int run_filter(ProgramCache& programs, GLint shared_bytes, double peak, int size
     std::string check = "not checked (S > 1024)";
     bool wrong = false;
     if (size <= 1024) {
-        const std::vector<float> result = download(out.get(), w, planes * h);
+        const std::vector<float> result = bench::download_narrow(out.get(), w, planes * h, 2);
         check_gl("planar filter");
         std::vector<cd> plane(static_cast<size_t>(w) * h), reference;
         fftw_plan forward = fftw_plan_dft_2d(h, w, reinterpret_cast<fftw_complex*>(plane.data()), reinterpret_cast<fftw_complex*>(plane.data()),

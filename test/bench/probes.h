@@ -5,6 +5,7 @@
 #include "app/cli.h"
 #include "fft/twiddle.h"
 #include "gl/buffer.h"
+#include "gl/handle.h"
 #include "gl/program.h"
 #include "gl/timer.h"
 
@@ -33,6 +34,28 @@ inline StorageBuffer unit_roots(int n) {
         table[2 * k + 1] = static_cast<float>(w.imag());
     }
     return StorageBuffer(table.data(), table.size() * sizeof(float));
+}
+
+/// A rectangle texture of one or two floats a texel (R32F, RG32F: the planar probes' texels), with
+/// nearest sampling, filled from `values` (width x height x components floats) where given.
+inline GLenum narrow_format(int components) { return components == 2 ? GL_RG : GL_RED; }
+inline TextureHandle narrow_texture(int width, int height, int components, const float* values = nullptr) {
+    TextureHandle t = new_texture();
+    glBindTexture(GL_TEXTURE_RECTANGLE, t.get());
+    glTexStorage2D(GL_TEXTURE_RECTANGLE, 1, components == 2 ? GL_RG32F : GL_R32F, width, height);
+    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    if (values) glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, 0, 0, width, height, narrow_format(components), GL_FLOAT, values);
+    check_gl("an R32F or RG32F texture");
+    return t;
+}
+
+/// A narrow_texture()'s floats.
+inline std::vector<float> download_narrow(GLuint texture, int width, int height, int components) {
+    std::vector<float> out(static_cast<size_t>(width) * height * components);
+    glBindTexture(GL_TEXTURE_RECTANGLE, texture);
+    glGetTexImage(GL_TEXTURE_RECTANGLE, 0, narrow_format(components), GL_FLOAT, out.data());
+    return out;
 }
 
 /// Median microseconds of `draw` (GPU time of `batch` repetitions, divided), after `warm` seconds of
