@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers large variants bench passes probe lineprobe
-#                                        warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        rowsides warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -331,7 +331,7 @@ if has layouts && [ -x bin/bench/lineprobe ]; then  # whole rows and columns thr
     for n in 2048 4096 8192; do
         case $n in
             2048) rows="axis=rows,mirror=1,len=2048,lines=2,elems=8" ;;  # row pairs, two a workgroup
-            4096) rows="axis=rows,mirror=0,len=4096,lines=2,elems=8" ;;  # channel rows, two a workgroup
+            4096) rows="axis=rows,mirror=0,len=4096,lines=2,elems=8" ;;  # channel rows, one a workgroup (lines=2 without pairs=2)
             *) rows="axis=rows,mirror=0,len=8192,lines=1,elems=8" ;;
         esac
         pats="rows:$rows rows_linear:$rows,buffer=1"
@@ -344,6 +344,22 @@ if has layouts && [ -x bin/bench/lineprobe ]; then  # whole rows and columns thr
             done
         fi
         TAIL=40 run "layouts_$n" bin/bench/lineprobe "$n" "$probe_peak" $pats
+    done
+fi
+if has rowsides && [ -x bin/bench/lineprobe ]; then  # whole rows with one side a linear buffer: which side of a
+                                                    # row dispatch is slow through the textures (rows forward
+                                                    # read the image, rows inverse write it)
+    for n in ${ROWSIDES_SIZES:-1024 2048 4096 8192}; do
+        case $n in
+            1024|2048) rows="axis=rows,mirror=1,len=$n,lines=2,pairs=2,elems=$((n / 256))" ;;  # row pairs, two a workgroup
+            4096) rows="axis=rows,mirror=0,len=4096,lines=2,elems=8" ;;  # channel rows, one a workgroup (lines=2 without pairs=2)
+            *) rows="axis=rows,mirror=0,len=8192,lines=1,elems=8" ;;
+        esac
+        # then rows stored side by side: 1, 2, 4, 8 neighbouring rows a workgroup, all textures
+        e=$(( n > 1024 ? n / 1024 : 1 )) side=()
+        for g in 1 2 4 8; do side+=("side_g$g:axis=rows,mirror=0,len=$n,lines=$g,pairs=$g,elems=$((e * g))"); done
+        TAIL=10 run "rowsides_$n" bin/bench/lineprobe "$n" "$probe_peak" "textures:$rows" "src_buffer:$rows,bin=1" \
+            "dst_buffer:$rows,bout=1" "buffers:$rows,buffer=1" "${side[@]}"
     done
 fi
 if has bands && [ -x bin/bench/lineprobe ]; then  # column lines of 4096 in long columns (the four-step steps B of

@@ -24,11 +24,10 @@ layout(local_size_x = GROUP_SIZE) in;   // THREADS * LINES, a literal
 #define NARROW(t) t.x
 #define WIDEN(v) vec4(v, 0.0, 0.0, 0.0)
 #endif
-#if BUFFER
-// Linear storage buffers instead (row-major: texel (x, y) at y WIDTH + x), or in tiles of TILE_W x
-// TILE_H texels, tile after tile along x, each tile row-major.
-layout(std430, binding = 0) restrict readonly buffer Source { vec4 src[]; };
-layout(std430, binding = 1) restrict writeonly buffer Target { vec4 dst[]; };
+// BUFFER_SRC, BUFFER_DST: that side a linear storage buffer instead of a texture (row-major: texel
+// (x, y) at y WIDTH + x), or with both, in tiles of TILE_W x TILE_H texels, tile after tile along
+// x, each tile row-major.
+#if BUFFER_SRC || BUFFER_DST
 #if TILE_W > 0
 uint index(ivec2 p) {
     uvec2 q = uvec2(p), tile = q / uvec2(TILE_W, TILE_H), in_tile = q % uvec2(TILE_W, TILE_H);
@@ -37,16 +36,6 @@ uint index(ivec2 p) {
 #else
 uint index(ivec2 p) { return uint(p.y) * uint(WIDTH) + uint(p.x); }
 #endif
-vec4 load(ivec2 p) { return src[index(p)]; }
-void save(ivec2 p, vec4 v) { dst[index(p)] = v; }
-#else
-layout(binding = 0) uniform sampler2DRect u_src;
-#if FORMAT == 4
-layout(rgba32f, binding = 0) uniform writeonly image2DRect u_dst;
-#elif FORMAT == 2
-layout(rg32f, binding = 0) uniform writeonly image2DRect u_dst;
-#else
-layout(r32f, binding = 0) uniform writeonly image2DRect u_dst;
 #endif
 // INTERLEAVE K > 1: textures of WIDTH / K x HEIGHT K, texel (x, y) at (x / K, y K + x % K), so that
 // K neighbouring texels of a row lie in one column of K texture rows (NVIDIA's 32-byte sector
@@ -54,7 +43,24 @@ layout(r32f, binding = 0) uniform writeonly image2DRect u_dst;
 // The source and the target each their own K (INTERLEAVE_SRC, INTERLEAVE_DST).
 // TRANSPOSE_SRC, TRANSPOSE_DST: that texture holds texel (x, y) at (y, x) (square textures).
 ivec2 texel(ivec2 p, int k, bool t) { p = t ? p.yx : p; return k > 1 ? ivec2(p.x / k, p.y * k + p.x % k) : p; }
+#if BUFFER_SRC
+layout(std430, binding = 0) restrict readonly buffer Source { vec4 src[]; };
+vec4 load(ivec2 p) { return src[index(p)]; }
+#else
+layout(binding = 0) uniform sampler2DRect u_src;
 VALUE load(ivec2 p) { return NARROW(texelFetch(u_src, texel(p, INTERLEAVE_SRC, TRANSPOSE_SRC != 0))); }
+#endif
+#if BUFFER_DST
+layout(std430, binding = 1) restrict writeonly buffer Target { vec4 dst[]; };
+void save(ivec2 p, vec4 v) { dst[index(p)] = v; }
+#else
+#if FORMAT == 4
+layout(rgba32f, binding = 0) uniform writeonly image2DRect u_dst;
+#elif FORMAT == 2
+layout(rg32f, binding = 0) uniform writeonly image2DRect u_dst;
+#else
+layout(r32f, binding = 0) uniform writeonly image2DRect u_dst;
+#endif
 void save(ivec2 p, VALUE v) { imageStore(u_dst, texel(p, INTERLEAVE_DST, TRANSPOSE_DST != 0), WIDEN(v)); }
 #endif
 #if SHARED_VEC4S > 0

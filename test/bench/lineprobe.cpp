@@ -8,7 +8,8 @@
 // stride, step (sub-line spacing), subs (sub-lines a line), lines (a workgroup's), pairs
 // (neighbouring lines among them), elems (a thread's), order (0: workgroups along lines first,
 // 1: along sub-lines), mirror (0|1: also the mirror column M - x or row y + N/2), count (lines
-// across the axis), buffer (1: linear storage buffers instead of the textures), tw and th (with
+// across the axis), buffer (1: linear storage buffers instead of the textures; bin and bout: the
+// source's and the target's alone), tw and th (with
 // buffer=1: the buffers in tiles of tw x th texels, each tile's rows one after another), shared (an
 // occupancy of that many KB of shared memory a workgroup), il (K > 1: the textures interleaved, texel
 // (x, y) at (x / K, y K + x % K) of a SIZE / K x SIZE K texture; ilin and ilout: the source's and
@@ -48,7 +49,7 @@ Pattern parse_pattern(const std::string& text, int size) {
     p.name = text.substr(0, colon);
     p.text = text;
     p.v = {{"axis", 1}, {"len", size}, {"stride", 1}, {"step", size}, {"subs", 1}, {"lines", 1}, {"pairs", 1},
-           {"elems", 4}, {"order", 1}, {"mirror", 1}, {"count", -1}, {"buffer", 0}, {"tw", 0}, {"th", 0}, {"shared", 0}, {"il", 1}, {"ilin", 0}, {"ilout", 0}, {"aligned", 0}, {"tin", 0}, {"tout", 0}, {"fmt", 4}};
+           {"elems", 4}, {"order", 1}, {"mirror", 1}, {"count", -1}, {"buffer", 0}, {"bin", -1}, {"bout", -1}, {"tw", 0}, {"th", 0}, {"shared", 0}, {"il", 1}, {"ilin", 0}, {"ilout", 0}, {"aligned", 0}, {"tin", 0}, {"tout", 0}, {"fmt", 4}};
     std::stringstream items(text.substr(colon + 1));
     std::string item;
     while (std::getline(items, item, ',')) {
@@ -59,7 +60,10 @@ Pattern parse_pattern(const std::string& text, int size) {
         p.v[key] = key == "axis" ? (value == "rows" ? 0 : value == "columns" ? 1 : throw UsageError("axis: rows or columns"))
                                  : parse_int(value, key.c_str(), 0, 1 << 20);
     }
-    if ((p.v["tw"] > 0) != (p.v["th"] > 0) || (p.v["tw"] > 0 && (!p.v["buffer"] || size % p.v["tw"] || size % p.v["th"])))
+    for (const char* key : {"bin", "bout"})
+        if (p.v[key] < 0) p.v[key] = p.v["buffer"];
+    p.v["buffer"] = p.v["bin"] || p.v["bout"];
+    if ((p.v["tw"] > 0) != (p.v["th"] > 0) || (p.v["tw"] > 0 && (!p.v["bin"] || !p.v["bout"] || size % p.v["tw"] || size % p.v["th"])))
         throw UsageError("pattern '" + text + "': tw and th together, with buffer=1, each dividing the size");
     for (const char* key : {"ilin", "ilout"})
         if (!p.v[key]) p.v[key] = p.v["il"];
@@ -176,7 +180,7 @@ int main(int argc, char** argv) {
                 "STRIDE " + std::to_string(v["stride"]), "LINES " + std::to_string(v["lines"]), "PAIRS " + std::to_string(v["pairs"]),
                 "THREADS " + std::to_string(threads), "ELEMENTS " + std::to_string(v["elems"]), "ORDER " + std::to_string(v["order"]),
                 "MIRROR " + std::to_string(v["mirror"]), "GROUP_SIZE " + std::to_string(threads * v["lines"]),
-                "BUFFER " + std::to_string(v["buffer"]), "TILE_W " + std::to_string(v["tw"]), "TILE_H " + std::to_string(v["th"]), "SHARED_VEC4S " + std::to_string(v["shared"] * 64),
+                "BUFFER_SRC " + std::to_string(v["bin"]), "BUFFER_DST " + std::to_string(v["bout"]), "TILE_W " + std::to_string(v["tw"]), "TILE_H " + std::to_string(v["th"]), "SHARED_VEC4S " + std::to_string(v["shared"] * 64),
                 "INTERLEAVE_SRC " + std::to_string(v["ilin"]),
                 "INTERLEAVE_DST " + std::to_string(v["ilout"]), "ALIGNED " + std::to_string(v["aligned"]),
                 "TRANSPOSE_SRC " + std::to_string(v["tin"]), "TRANSPOSE_DST " + std::to_string(v["tout"]), "FORMAT " + std::to_string(v["fmt"])};
@@ -205,7 +209,7 @@ int main(int argc, char** argv) {
             };
             if (fmt == 4) textures.at(v["ilout"]).second.texture().clear();
             else glClearTexImage(dst, 0, bench::narrow_format(fmt), GL_FLOAT, nullptr);
-            if (v["buffer"]) {
+            if (v["bout"]) {
                 const std::vector<float> zeros(texels.size(), 0.0f);
                 dst_buffer.write(zeros.data(), bytes_all);
             }
@@ -214,7 +218,7 @@ int main(int argc, char** argv) {
             if (size <= 1024 && v["ilin"] == v["ilout"] && v["tin"] == v["tout"]) {
                 std::vector<float> out = fmt == 4 ? textures.at(v["ilout"]).second.download() : bench::download_narrow(dst, size, size, fmt);
                 const std::vector<float> in = fmt == 4 ? texels : narrow_texels(fmt);
-                if (v["buffer"]) dst_buffer.read(out.data(), bytes_all);
+                if (v["bout"]) dst_buffer.read(out.data(), bytes_all);
                 long long copied = 0;
                 for (size_t k = 0; k < out.size(); k += fmt) {
                     if (out[k] == 0) continue;
