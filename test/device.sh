@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers large variants bench passes probe lineprobe
-#                                        rowsides warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        rowsides gridtiles warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -345,6 +345,16 @@ if has layouts && [ -x bin/bench/lineprobe ]; then  # whole rows and columns thr
         fi
         TAIL=40 run "layouts_$n" bin/bench/lineprobe "$n" "$probe_peak" $pats
     done
+fi
+if has gridtiles; then  # one grid against the measured model's tiles (src/README.md "Tiles where one grid fits"):
+                       # each grid's filter beside its tiles', then whole images both ways (bin/bench/stageprobe)
+    TAIL=12 run gridtiles_filters bin/fftcompare --backend compute --race default --repeat 3 \
+        --sizes 1024,2048,3072,4096,2916,4608,6144,9216,12250
+    if [ -x bin/bench/stageprobe ]; then
+        for s in ${GRIDTILES_SIZES:-2800 4500 6000 9000 12000}; do
+            TAIL=6 run "gridtiles_$s" bin/bench/stageprobe "${s}x$s" gaussian:8 compute 6 pipeline
+        done
+    fi
 fi
 if has rowsides && [ -x bin/bench/lineprobe ]; then  # whole rows with one side a linear buffer: which side of a
                                                     # row dispatch is slow through the textures (rows forward

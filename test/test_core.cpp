@@ -927,6 +927,60 @@ TEST(gpu_lengths_follow_the_measured_squares) {
                "--compute-radix 8, need ", need, ": ", own.best(need, 16384), " against the plans' ", own_planned.best(need, 16384));
 }
 
+// Large images on the GPU row: overlap-save tiles of a measured length where the squares say they
+// cost an axis kTilesPay of one grid or less (6000 as 3072 x 2, 12000 as 4096 x 3), one grid
+// elsewhere (1920, 3000) and wherever the model is not measured or tiles are turned off.
+TEST(gpu_tiles_large_axes_where_the_measured_squares_pay) {
+    const LengthModel measured = ComputeFft::lengths(FftOptions{}, compute_tuning(false));
+    const LengthModel software = ComputeFft::lengths(FftOptions{}, compute_tuning(true));
+    LengthModel off = measured;
+    off.tile_to = 0;
+    const int size = 65, centre = 32;
+    auto axis = [&](int length, const LengthModel& m, Boundary b = Boundary::Reflect, int max_fft = 32768) {
+        return tile_axis(length, size, centre, b, max_fft, m);
+    };
+    auto cost = [&](const AxisTiling& t, int length, const LengthModel& m) { return t.tiles(length) * t.fft * m.cost(t.fft); };
+    struct Pick {
+        int length, fft, tiles;
+    };
+    for (Pick p : {Pick{1920, 2048, 1}, Pick{1080, 1152, 1}, Pick{3000, 3072, 1}, Pick{4000, 4096, 1}, Pick{6000, 3072, 2},
+                   Pick{8000, 4096, 2}, Pick{12000, 4096, 3}, Pick{16000, 4096, 4}}) {
+        const AxisTiling t = axis(p.length, measured);
+        EXPECT(t.fft == p.fft && t.tiles(p.length) == p.tiles && t.lead == size - 1 - centre && t.block == std::min(p.length, t.fft - size + 1),
+               p.length, ": ", t.tiles(p.length), " tiles of ", t.fft, ", not ", p.tiles, " of ", p.fft);
+    }
+    // Against every tiling of a measured length, brute force: tiles only where they pay, and then
+    // the cheapest.
+    for (int length = 100; length <= 16000; length += 97) {
+        const AxisTiling t = axis(length, measured), whole = axis(length, off);
+        EXPECT(whole.tiles(length) == 1, length, " without measured tiles: ", whole.tiles(length), " tiles");
+        double least = 0;
+        for (long long n = measured.tile_from; n <= measured.tile_to; n += 2) {
+            if (!measured.allowed(n) || n <= size) continue;
+            const long long block = std::min<long long>(length, n - size + 1), tiles = (length + block - 1) / block;
+            const double c = static_cast<double>(tiles * n) * measured.cost(n);
+            if (tiles > 1 && (least == 0 || c < least)) least = c;
+        }
+        const double one = cost(whole, length, measured);
+        if (least > 0 && least <= kTilesPay * one)
+            EXPECT(t.tiles(length) > 1 && std::abs(cost(t, length, measured) - least) <= 1e-9 * least, length, ": ", t.tiles(length), " tiles of ",
+                   t.fft, " at ", cost(t, length, measured), " where tiles cost ", least, " against one grid's ", one);
+        else
+            EXPECT(t.fft == whole.fft && t.tiles(length) == 1, length, ": ", t.tiles(length), " tiles of ", t.fft, " where one grid of ", whole.fft,
+                   " costs ", one, " and tiles at least ", least);
+    }
+    // Models without measured squares, wrap on a length the transform takes, and a max_fft the
+    // need exceeds keep their rules.
+    EXPECT(software.tile_to == 0 && axis(6000, software).tiles(6000) == 1 && axis(6000, off).fft == 6144, "6000: software ",
+           axis(6000, software).fft, " x", axis(6000, software).tiles(6000), ", measured tiles off ", axis(6000, off).fft);
+    EXPECT(axis(6000, fftw_lengths()).tiles(6000) == 1, "6000 on FFTW: ", axis(6000, fftw_lengths()).tiles(6000), " tiles");
+    const AxisTiling wrap = axis(6144, measured, Boundary::Wrap);
+    EXPECT(wrap.circular && wrap.fft == 6144 && wrap.tiles(6144) == 1, "6144 wrap: ", wrap.fft, " x", wrap.tiles(6144));
+    const AxisTiling capped = axis(6000, measured, Boundary::Reflect, 2048);
+    EXPECT(capped.fft <= 2048 && capped.tiles(6000) > 1 && capped.block * capped.tiles(6000) >= 6000, "6000 within 2048: ", capped.tiles(6000),
+           " tiles of ", capped.fft);
+}
+
 // Issue 15: every even size with factors 2, 3, 5, 7 has a line plan whose radices multiply to it,
 // start (forward) and end (inverses) with an even radix, and fit the threads and registers given;
 // the fast chain's radices multiply to every such size from 4 up, none above 28.

@@ -642,7 +642,10 @@ LengthModel ComputeFft::lengths(const FftOptions& options, const ComputeTuning& 
         const MeasuredSquare* s = std::lower_bound(first, end, n, [](const MeasuredSquare& a, long long v) { return a.length < v; });
         return s->length == n ? measured(*s) : std::numeric_limits<double>::infinity();
     };
-    return {allowed, cost, false, "compute"};
+    LengthModel model{allowed, cost, false, "compute"};
+    model.tile_from = first->length;
+    model.tile_to = last->length;
+    return model;
 }
 
 ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {

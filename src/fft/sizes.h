@@ -41,11 +41,20 @@ struct LengthModel {
     std::function<double(long long)> cost;   ///< relative time per element of one transform along an axis
     bool any_whole = false;                  ///< wrap takes any length whole (FFTW), not only allowed ones
     std::string name;                        ///< for -v: "compute", "fast chain", ...
+    /// Overlap-save tiles of lengths in [tile_from, tile_to] (a measured model's range; 0: none)
+    /// serve an axis that one transform would cover where they cost it kTilesPay of that transform
+    /// or less.
+    long long tile_from = 0, tile_to = 0;
 
     /// The allowed length in [max(need, 4), limit] with the least cost per axis (length times
     /// cost), the smaller one on ties; 0 if none.
     long long best(long long need, long long limit) const;
 };
+
+/// What tiles must cost an axis against one transform covering it for the tiler to take them
+/// (LengthModel::tile_to): 5% less, beyond the measured squares' noise, which leaves out the
+/// tiles' own small dispatches (unpack, pack).
+constexpr double kTilesPay = 0.95;
 
 /// FFTW: every even fast size at its length (the smallest that fits is the cheapest), any length
 /// whole for wrap.

@@ -160,7 +160,9 @@ struct TextureFilter::Impl {
             // Tiled as the frame is stored, bottom row first: the kernel's centre row mirrored.
             Kernel stored = kernel;
             stored.cy = kernel.weights.height - 1 - kernel.cy;
-            std::tie(x, y) = tile_image(width, height, stored, boundary, TileCaps{gpu_max_fft(), gpu_max_fft()}, lengths);
+            LengthModel one_grid = lengths;  // never tiles where one grid covers the frame
+            one_grid.tile_to = 0;
+            std::tie(x, y) = tile_image(width, height, stored, boundary, TileCaps{gpu_max_fft(), gpu_max_fft()}, one_grid);
             if (x.tiles(width) > 1 || y.tiles(height) > 1)
                 throw Error(std::to_string(width) + "x" + std::to_string(height) + " with kernel '" + kernel.name + "' needs a grid above " +
                             std::to_string(gpu_max_fft()) + ", which this GL cannot take: a TextureFilter filters one grid");

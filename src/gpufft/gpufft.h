@@ -340,7 +340,9 @@ struct FilterStats {
 
 /// Filters images in memory of any size with one kernel on the current context, under a boundary
 /// rule, in overlap-save tiles where a grid would exceed `max_fft` (0: the GPU's largest power of
-/// two) or the caps given: what fftfilter runs. Transforms and kernel spectra are made once per
+/// two) or the caps given, or where the backend's measured lengths rate tiles at most 0.95x one
+/// grid's time (the compute backend's defaults on the GPU: e.g. 6000 pixels with a 65-tap kernel as
+/// two tiles of 3072 along that axis): what fftfilter runs. Transforms and kernel spectra are made once per
 /// grid size and kept for the last three sizes. Move-only; destroy it with its context current.
 class ImageFilter {
 public:

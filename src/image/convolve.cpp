@@ -50,6 +50,24 @@ long long boundary_index(long long i, long long n, Boundary b) {
 // reading from b - lead, lead = size - 1 - centre, yields outputs b .. b + fft - size at indices
 // lead .. lead + block - 1 (overlap-save). A wrapped axis of a length the FFT takes needs no tile
 // at all: the circular convolution of the whole axis is the answer (lead 0, block = length).
+namespace {
+
+/// Overlap-save tiles of one length in [from, to] for an axis of `length`: the length that costs
+/// the axis least (tiles times length times cost), and that cost; {0, 0} if none.
+std::pair<long long, double> cheapest_tiles(int length, int size, long long from, long long to, const LengthModel& lengths) {
+    long long fft = 0;
+    double least = 0;
+    for (long long n = std::max<long long>(from, size + 1); n <= to; ++n) {
+        if (!lengths.allowed(n)) continue;
+        const long long block = std::min<long long>(length, n - size + 1);
+        const double c = static_cast<double>((length + block - 1) / block) * static_cast<double>(n) * lengths.cost(n);
+        if (fft == 0 || c < least) fft = n, least = c;
+    }
+    return {fft, least};
+}
+
+}  // namespace
+
 AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths) {
     AxisTiling t;
     t.kernel_shift = centre;
@@ -61,16 +79,12 @@ AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, 
     }
     const long long need = std::max<long long>(2, static_cast<long long>(length) + size - 1);
     long long fft = need <= max_fft ? lengths.best(need, max_fft) : 0;
-    if (fft == 0) {
-        // Tiles: the length with the least cost for the whole axis, tiles times length times cost.
-        double least = 0;
-        for (long long n = size + 1; n <= max_fft; ++n) {
-            if (!lengths.allowed(n)) continue;
-            const long long block = std::min<long long>(length, n - size + 1);
-            const double c = static_cast<double>((length + block - 1) / block) * static_cast<double>(n) * lengths.cost(n);
-            if (fft == 0 || c < least) fft = n, least = c;
-        }
+    if (fft != 0 && lengths.tile_to > 0) {
+        // Tiles where the measured model says they cost the axis less than the one transform.
+        const auto [n, c] = cheapest_tiles(length, size, lengths.tile_from, std::min<long long>(lengths.tile_to, max_fft), lengths);
+        if (n != 0 && c <= kTilesPay * static_cast<double>(fft) * lengths.cost(fft)) fft = n;
     }
+    if (fft == 0) fft = cheapest_tiles(length, size, size + 1, max_fft, lengths).first;
     if (fft == 0)
         throw Error("a " + std::to_string(size) + "-pixel kernel leaves no room in an FFT of at most " + std::to_string(max_fft) +
                     " points");
@@ -157,6 +171,7 @@ Convolver::Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions opti
     : programs_(programs), kernel_(std::move(kernel)), options_(options) {
     if (options_.max_fft <= 0) options_.max_fft = gpu_max_fft();
     lengths_ = fft_lengths(options_.fft);
+    if (!options_.measured_tiles) lengths_.tile_to = 0;
 }
 
 std::pair<AxisTiling, AxisTiling> Convolver::tiling(int width, int height, TileCaps caps) const {

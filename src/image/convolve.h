@@ -27,8 +27,9 @@ long long boundary_index(long long i, long long n, Boundary b);
 
 /// The tiling of an axis of `length` for a kernel of `size` centred at `centre`: one FFT of the
 /// length `lengths` rates cheapest from image + kernel - 1 up (or the whole axis, for wrap on a
-/// length it takes), else tiles of the length that makes the axis cheapest; `max_fft` bounds the
-/// length. Throws gpufft::Error if the kernel leaves no room for output.
+/// length it takes), else tiles of the length that makes the axis cheapest; also those tiles where
+/// the model measures them (`lengths.tile_to`) and they cost the axis kTilesPay of the one FFT or
+/// less. `max_fft` bounds the length. Throws gpufft::Error if the kernel leaves no room for output.
 AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths);
 
 // TileCaps (the largest FFT a tiling may take per axis) is public: gpufft/gpufft.h.
@@ -60,6 +61,8 @@ struct ConvolveOptions {
     int max_fft = 0;          ///< largest FFT side; 0: the GPU's limit (its largest power of two)
     FftOptions fft;
     int cached_sizes = 3;     ///< transforms and kernel spectra kept for reuse across images
+    bool measured_tiles = true;  ///< tiles where the measured model rates them cheaper than one grid
+                                 ///< (LengthModel::tile_to); false: one grid wherever it fits
 };
 
 /// Filters images of any size with one kernel. Transforms and the kernel spectrum are made once per

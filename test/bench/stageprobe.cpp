@@ -3,7 +3,8 @@
 // and timed twice: the CPU time of its GL calls (the GL thread blocked in them), and the time until
 // glFinish returns. Then alternative transfer routes are timed the same way, and finally the real
 // submit/collect pipeline back to back. Usage:
-//   stageprobe [WxH] [KERNEL] [BACKEND] [RUNS]     defaults: 2048x2048 gaussian:8 compute 5
+//   stageprobe [WxH] [KERNEL] [BACKEND] [RUNS] [pipeline]     defaults: 2048x2048 gaussian:8 compute 5
+// (pipeline: only the pipeline, with the measured model's tiles and with one grid)
 #include "app/cli.h"
 #include "fft/fft2d.h"
 #include "fft/filter.h"
@@ -55,12 +56,15 @@ int main(int argc, char** argv) {
         FftOptions fft;
         fft.backend = argc > 3 ? parse_backend(argv[3]) : Backend::Compute;
         const int runs = argc > 4 ? parse_int(argv[4], "runs", 1, 1000) : 5;
+        const bool pipeline_only = argc > 5 && std::string(argv[5]) == "pipeline";
+        if (argc > 5 && !pipeline_only) throw UsageError(std::string("the fifth argument is 'pipeline' or nothing, not '") + argv[5] + "'");
         HeadlessContext context;
         std::printf("stageprobe: %s\n%dx%d RGB 8-bit, %s, %s backend, median of %d\n", describe_gl().c_str(), width, height,
                     kernel_spec.c_str(), backend_name(fft.backend), runs);
         ProgramCache programs;
         Kernel kernel = parse_kernel(kernel_spec);
-        const LengthModel lengths = fft_lengths(fft);
+        LengthModel lengths = fft_lengths(fft);
+        lengths.tile_to = 0;  // the stages of one grid
         AxisTiling tx = tile_axis(width, kernel.weights.width, kernel.cx, Boundary::Reflect, 16384, lengths);
         AxisTiling ty = tile_axis(height, kernel.weights.height, kernel.cy, Boundary::Reflect, 16384, lengths);
         std::printf("grid %dx%d\n", tx.fft, ty.fft);
@@ -72,119 +76,127 @@ int main(int argc, char** argv) {
         SampleConversion c;
         c.in_channels = c.out_channels = 3;
 
-        std::unique_ptr<Fft2D> f = make_fft(programs, tx.fft, ty.fft, fft);
-        Filter filter(*f, impulse_response(kernel, tx.fft, ty.fft));
-        Texture grid(tx.fft, ty.fft);
-        SampleIo io(programs);
-        Region out{0, 0, width, height};
+        if (!pipeline_only) {  // each stage alone, then the transfer routes
+            std::unique_ptr<Fft2D> f = make_fft(programs, tx.fft, ty.fft, fft);
+            Filter filter(*f, impulse_response(kernel, tx.fft, ty.fft));
+            Texture grid(tx.fft, ty.fft);
+            SampleIo io(programs);
+            Region out{0, 0, width, height};
 
-        std::printf("\nstages of submit, each alone:\n");
-        time_step("upload (storage buffer)", runs, [&] { io.upload(in); });
-        time_step("unpack (samples -> float grid)", runs, [&] { io.unpack(c, Boundary::Reflect, -tx.lead, -ty.lead, grid); });
-        time_step("filter", runs, [&] { filter.apply(grid, f->output()); });
-        time_step("pack (float -> RGBA8UI)", runs, [&] { io.pack(c, f->output().texture(), tx.lead, ty.lead, out); });
-        time_step("serialize + read back + collect", runs, [&] {
-            io.read_back(c);
-            io.collect();
-        });
+            std::printf("\nstages of submit, each alone:\n");
+            time_step("upload (storage buffer)", runs, [&] { io.upload(in); });
+            time_step("unpack (samples -> float grid)", runs, [&] { io.unpack(c, Boundary::Reflect, -tx.lead, -ty.lead, grid); });
+            time_step("filter", runs, [&] { filter.apply(grid, f->output()); });
+            time_step("pack (float -> RGBA8UI)", runs, [&] { io.pack(c, f->output().texture(), tx.lead, ty.lead, out); });
+            time_step("serialize + read back + collect", runs, [&] {
+                io.read_back(c);
+                io.collect();
+            });
 
-        std::printf("\ntransfer routes:\n");
-        const size_t bytes = in.data.size();
-        GLuint pbo, tex8, tex16, ssbo;
-        glGenBuffers(1, &pbo);
-        glGenBuffers(1, &ssbo);
-        glGenTextures(1, &tex8);
-        glGenTextures(1, &tex16);
-        glBindTexture(GL_TEXTURE_RECTANGLE, tex8);
-        glTexImage2D(GL_TEXTURE_RECTANGLE, 0, GL_RGBA8UI, width, height, 0, GL_RGBA_INTEGER, GL_UNSIGNED_BYTE, nullptr);
-        glBindTexture(GL_TEXTURE_RECTANGLE, tex16);
-        glTexImage2D(GL_TEXTURE_RECTANGLE, 0, GL_RGBA16UI, width, height, 0, GL_RGBA_INTEGER, GL_UNSIGNED_SHORT, nullptr);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        std::vector<unsigned char> rgba(static_cast<size_t>(width) * height * 4, 7);
-        auto tex_upload = [&](GLuint tex, GLenum format, const void* data, size_t n, bool use_pbo) {
-            glBindTexture(GL_TEXTURE_RECTANGLE, tex);
-            if (use_pbo) {
-                glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
-                glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(n), data, GL_STREAM_DRAW);
-                data = nullptr;
+            std::printf("\ntransfer routes:\n");
+            const size_t bytes = in.data.size();
+            GLuint pbo, tex8, tex16, ssbo;
+            glGenBuffers(1, &pbo);
+            glGenBuffers(1, &ssbo);
+            glGenTextures(1, &tex8);
+            glGenTextures(1, &tex16);
+            glBindTexture(GL_TEXTURE_RECTANGLE, tex8);
+            glTexImage2D(GL_TEXTURE_RECTANGLE, 0, GL_RGBA8UI, width, height, 0, GL_RGBA_INTEGER, GL_UNSIGNED_BYTE, nullptr);
+            glBindTexture(GL_TEXTURE_RECTANGLE, tex16);
+            glTexImage2D(GL_TEXTURE_RECTANGLE, 0, GL_RGBA16UI, width, height, 0, GL_RGBA_INTEGER, GL_UNSIGNED_SHORT, nullptr);
+            glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+            std::vector<unsigned char> rgba(static_cast<size_t>(width) * height * 4, 7);
+            auto tex_upload = [&](GLuint tex, GLenum format, const void* data, size_t n, bool use_pbo) {
+                glBindTexture(GL_TEXTURE_RECTANGLE, tex);
+                if (use_pbo) {
+                    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+                    glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(n), data, GL_STREAM_DRAW);
+                    data = nullptr;
+                }
+                glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, 0, 0, width, height, format, GL_UNSIGNED_BYTE, data);
+                glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+            };
+            time_step("PBO RGB8 -> RGBA16UI", runs, [&] { tex_upload(tex16, GL_RGB_INTEGER, in.data.data(), bytes, true); });
+            time_step("PBO RGB8 -> RGBA8UI", runs, [&] { tex_upload(tex8, GL_RGB_INTEGER, in.data.data(), bytes, true); });
+            time_step("PBO RGBA8 -> RGBA8UI", runs, [&] { tex_upload(tex8, GL_RGBA_INTEGER, rgba.data(), rgba.size(), true); });
+            time_step("client RGB8 -> RGBA16UI", runs, [&] { tex_upload(tex16, GL_RGB_INTEGER, in.data.data(), bytes, false); });
+            time_step("client RGBA8 -> RGBA8UI", runs, [&] { tex_upload(tex8, GL_RGBA_INTEGER, rgba.data(), rgba.size(), false); });
+            time_step("SSBO glBufferData (orphan + copy)", runs, [&] {
+                glBindBuffer(GL_SHADER_STORAGE_BUFFER, ssbo);
+                glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), in.data.data(), GL_STREAM_DRAW);
+            });
+            time_step("SSBO glBufferSubData", runs, [&] {
+                glBindBuffer(GL_SHADER_STORAGE_BUFFER, ssbo);
+                glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), in.data.data());
+            });
+            if (GLEW_VERSION_4_4 || GLEW_ARB_buffer_storage) {
+                GLuint persistent;
+                glGenBuffers(1, &persistent);
+                glBindBuffer(GL_COPY_WRITE_BUFFER, persistent);
+                const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+                glBufferStorage(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, flags);
+                void* p = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), flags);
+                time_step("persistent mapped buffer memcpy", runs, [&] { std::memcpy(p, in.data.data(), bytes); });
+                glUnmapBuffer(GL_COPY_WRITE_BUFFER);
+                glDeleteBuffers(1, &persistent);
             }
-            glTexSubImage2D(GL_TEXTURE_RECTANGLE, 0, 0, 0, width, height, format, GL_UNSIGNED_BYTE, data);
-            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        };
-        time_step("PBO RGB8 -> RGBA16UI", runs, [&] { tex_upload(tex16, GL_RGB_INTEGER, in.data.data(), bytes, true); });
-        time_step("PBO RGB8 -> RGBA8UI", runs, [&] { tex_upload(tex8, GL_RGB_INTEGER, in.data.data(), bytes, true); });
-        time_step("PBO RGBA8 -> RGBA8UI", runs, [&] { tex_upload(tex8, GL_RGBA_INTEGER, rgba.data(), rgba.size(), true); });
-        time_step("client RGB8 -> RGBA16UI", runs, [&] { tex_upload(tex16, GL_RGB_INTEGER, in.data.data(), bytes, false); });
-        time_step("client RGBA8 -> RGBA8UI", runs, [&] { tex_upload(tex8, GL_RGBA_INTEGER, rgba.data(), rgba.size(), false); });
-        time_step("SSBO glBufferData (orphan + copy)", runs, [&] {
-            glBindBuffer(GL_SHADER_STORAGE_BUFFER, ssbo);
-            glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), in.data.data(), GL_STREAM_DRAW);
-        });
-        time_step("SSBO glBufferSubData", runs, [&] {
-            glBindBuffer(GL_SHADER_STORAGE_BUFFER, ssbo);
-            glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), in.data.data());
-        });
-        if (GLEW_VERSION_4_4 || GLEW_ARB_buffer_storage) {
-            GLuint persistent;
-            glGenBuffers(1, &persistent);
-            glBindBuffer(GL_COPY_WRITE_BUFFER, persistent);
-            const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-            glBufferStorage(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, flags);
-            void* p = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), flags);
-            time_step("persistent mapped buffer memcpy", runs, [&] { std::memcpy(p, in.data.data(), bytes); });
-            glUnmapBuffer(GL_COPY_WRITE_BUFFER);
-            glDeleteBuffers(1, &persistent);
+            std::vector<unsigned char> back(static_cast<size_t>(width) * height * 4);
+            GLuint fbo;
+            glGenFramebuffers(1, &fbo);
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+            glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_RECTANGLE, tex8, 0);
+            glPixelStorei(GL_PACK_ALIGNMENT, 1);
+            auto read = [&](GLenum format, size_t n) {
+                glBindBuffer(GL_PIXEL_PACK_BUFFER, pbo);
+                glBufferData(GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(n), nullptr, GL_STREAM_READ);
+                glReadPixels(0, 0, width, height, format, GL_UNSIGNED_BYTE, nullptr);
+                void* m = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(n), GL_MAP_READ_BIT);
+                if (m) std::memcpy(back.data(), m, n);
+                glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+                glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+            };
+            time_step("read RGBA8UI as RGB through a PBO (+ map)", runs, [&] { read(GL_RGB_INTEGER, bytes); });
+            time_step("read RGBA8UI as RGBA through a PBO (+ map)", runs, [&] { read(GL_RGBA_INTEGER, rgba.size()); });
+            time_step("glGetBufferSubData of an SSBO", runs, [&] {
+                glBindBuffer(GL_SHADER_STORAGE_BUFFER, ssbo);
+                glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), back.data());
+            });
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+            glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
         }
-        std::vector<unsigned char> back(static_cast<size_t>(width) * height * 4);
-        GLuint fbo;
-        glGenFramebuffers(1, &fbo);
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
-        glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_RECTANGLE, tex8, 0);
-        glPixelStorei(GL_PACK_ALIGNMENT, 1);
-        auto read = [&](GLenum format, size_t n) {
-            glBindBuffer(GL_PIXEL_PACK_BUFFER, pbo);
-            glBufferData(GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(n), nullptr, GL_STREAM_READ);
-            glReadPixels(0, 0, width, height, format, GL_UNSIGNED_BYTE, nullptr);
-            void* m = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, static_cast<GLsizeiptr>(n), GL_MAP_READ_BIT);
-            if (m) std::memcpy(back.data(), m, n);
-            glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
-            glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-        };
-        time_step("read RGBA8UI as RGB through a PBO (+ map)", runs, [&] { read(GL_RGB_INTEGER, bytes); });
-        time_step("read RGBA8UI as RGBA through a PBO (+ map)", runs, [&] { read(GL_RGBA_INTEGER, rgba.size()); });
-        time_step("glGetBufferSubData of an SSBO", runs, [&] {
-            glBindBuffer(GL_SHADER_STORAGE_BUFFER, ssbo);
-            glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), back.data());
-        });
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
 
-        std::printf("\nthe pipeline: submit/collect back to back, two in flight (Convolver)\n");
-        ConvolveOptions options;
-        options.fft = fft;
-        Convolver convolver(programs, kernel, options);
-        convolver.submit(in, c);
-        convolver.collect();
-        glFinish();
-        std::vector<double> submit_ms, collect_ms, gpu_ms;
-        const double t0 = now_ms();
-        for (int r = 0; r < runs + 2; ++r) {
-            if (r < runs) {
-                double a = now_ms();
-                convolver.submit(in, c);
-                submit_ms.push_back(now_ms() - a);
+        // The pipeline, with the measured model's tiles and with one grid wherever it fits, each
+        // twice, alternating.
+        std::printf("\nthe pipeline: submit/collect back to back, two in flight (Convolver), %d images a round\n", runs);
+        for (int round = 0; round < 4; ++round) {
+            ConvolveOptions options;
+            options.fft = fft;
+            options.measured_tiles = round % 2 == 1;
+            Convolver convolver(programs, kernel, options);
+            const auto [px, py] = convolver.tiling(width, height);
+            convolver.submit(in, c);
+            convolver.collect();
+            glFinish();
+            std::vector<double> submit_ms, collect_ms, gpu_ms;
+            const double t0 = now_ms();
+            for (int r = 0; r < runs + 2; ++r) {
+                if (r < runs) {
+                    double a = now_ms();
+                    convolver.submit(in, c);
+                    submit_ms.push_back(now_ms() - a);
+                }
+                if (convolver.pending() == 2 || (r >= runs && convolver.pending() > 0)) {
+                    double a = now_ms(), g = 0;
+                    convolver.collect(&g);
+                    collect_ms.push_back(now_ms() - a);
+                    gpu_ms.push_back(g);
+                }
             }
-            if (convolver.pending() == 2 || (r >= runs && convolver.pending() > 0)) {
-                double a = now_ms(), g = 0;
-                convolver.collect(&g);
-                collect_ms.push_back(now_ms() - a);
-                gpu_ms.push_back(g);
-            }
+            const double total = now_ms() - t0;
+            std::printf("  %-10s %3d tiles of %5dx%-5d submit %8.3f ms, collect %7.3f ms, GPU (upload to read-back) %8.3f ms (medians); %6.1f images/s, %7.1f MP/s\n",
+                        options.measured_tiles ? "tiles" : "one grid", px.tiles(width) * py.tiles(height), px.fft, py.fft, median(submit_ms),
+                        median(collect_ms), median(gpu_ms), runs * 1000.0 / total, runs * double(width) * height / total / 1000.0);
         }
-        const double total = now_ms() - t0;
-        std::printf("  submit %.3f ms, collect %.3f ms, GPU (upload to read-back) %.3f ms (medians); %.1f images/s, %.1f MP/s\n",
-                    median(submit_ms), median(collect_ms), median(gpu_ms), runs * 1000.0 / total,
-                    runs * double(width) * height / total / 1000.0);
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "stageprobe: %s\n", e.what());
