@@ -110,7 +110,8 @@ std::vector<OptionSpec> option_specs(Options& o) {
          set_flag(o.premultiply)},
         {"max-fft", 0, "N",
          "largest FFT side; larger images are filtered in overlap-save tiles\n"
-         "(default: the GPU's texture limit)",
+         "(default: the GPU's texture limit). On a GPU, axes that tiles of a measured\n"
+         "length filter faster than one grid take them too (-v prints the tiles)",
          [&o](const std::string& v) {
              int n = parse_int(v, "--max-fft", 2, 1 << 16);
              if (n & (n - 1)) throw UsageError("--max-fft " + v + " is not a power of two");
