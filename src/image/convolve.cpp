@@ -44,12 +44,6 @@ long long boundary_index(long long i, long long n, Boundary b) {
     return -1;
 }
 
-// With the kernel's centre at index 0 (tap i at (i - centre) mod fft), circular convolution of a
-// tile t(s) = in(start + s) gives sum_i k(i) in(start + s + centre - i). That is output
-// start + s wherever no tap wraps: s >= size - 1 - centre and s <= fft - 1 - centre. So a tile
-// reading from b - lead, lead = size - 1 - centre, yields outputs b .. b + fft - size at indices
-// lead .. lead + block - 1 (overlap-save). A wrapped axis of a length the FFT takes needs no tile
-// at all: the circular convolution of the whole axis is the answer (lead 0, block = length).
 namespace {
 
 /// Overlap-save tiles of one length in [from, to] for an axis of `length`: the length that costs
@@ -68,6 +62,12 @@ std::pair<long long, double> cheapest_tiles(int length, int size, long long from
 
 }  // namespace
 
+// With the kernel's centre at index 0 (tap i at (i - centre) mod fft), circular convolution of a
+// tile t(s) = in(start + s) gives sum_i k(i) in(start + s + centre - i). That is output
+// start + s wherever no tap wraps: s >= size - 1 - centre and s <= fft - 1 - centre. So a tile
+// reading from b - lead, lead = size - 1 - centre, yields outputs b .. b + fft - size at indices
+// lead .. lead + block - 1 (overlap-save). A wrapped axis of a length the FFT takes needs no tile
+// at all: the circular convolution of the whole axis is the answer (lead 0, block = length).
 AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths) {
     AxisTiling t;
     t.kernel_shift = centre;
