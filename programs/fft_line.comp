@@ -91,6 +91,25 @@
 //                      an element in and out (LOAD_ROW_CHANNELS, STORE_ROW_CHANNELS); the columns
 //                      then read and leave H in that layout (H_SOURCE, H_TARGET 2)
 
+#if defined(TIMELINE)
+// Profiling only (test/bench/timeline.cpp; GPUFFT_TIMELINE set when the programs are built): each
+// workgroup appends its multiprocessor, its dispatch's kind and the clock at its start and end to
+// the storage buffer at binding TIMELINE. The realtime clock where the GL has it, else each
+// multiprocessor's own (comparable within one multiprocessor only).
+#extension GL_NV_shader_thread_group : require
+#extension GL_ARB_shader_clock : require
+#extension GL_EXT_shader_realtime_clock : enable
+layout(std430, binding = TIMELINE) coherent buffer Timeline { uint tl_count; uint tl_record[]; };
+shared uvec2 tl_start;   // in shared memory: a register held through the line would cost spills at the cap
+uvec2 tl_clock() {
+#if defined(GL_EXT_shader_realtime_clock)
+    return clockRealtime2x32EXT();
+#else
+    return clock2x32ARB();
+#endif
+}
+#endif
+
 // NVIDIA's compiler keeps the stage loops (and so the register arrays, indexed by the loop
 // variables, in local memory) unless told to unroll and inline everything: the butterflies are
 // only fast with every radix, index and W_n^m a literal. Other compilers ignore these.
@@ -1156,6 +1175,9 @@ void transform_line() {
 }
 
 void main() {
+#if defined(TIMELINE)
+    if (gl_LocalInvocationIndex == 0u) tl_start = tl_clock();
+#endif
 #if SHARED_TWIDDLES
     copy_twiddles();
 #endif
@@ -1166,5 +1188,50 @@ void main() {
     for (phase = 0; phase < u_phases; ++phase) transform_line();
 #else
     transform_line();
+#endif
+#if defined(TIMELINE)
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+        uvec2 tl_end = tl_clock();
+        uint kind = 0u;
+#if defined(ROWS)
+        kind |= 1u;
+#else
+        kind |= 2u;
+#endif
+#if defined(FORWARD)
+        kind |= 1u << 2;
+#elif defined(INVERSE)
+        kind |= 2u << 2;
+#else
+        kind |= 3u << 2;
+#endif
+#if defined(PAIR0)
+        kind |= 1u << 4;
+#endif
+#if LINE_OFFSET > 0
+        kind |= 1u << 5;
+#endif
+#if defined(STEP_A)
+        kind |= 1u << 6;
+#elif defined(STEP_B)
+        kind |= 2u << 6;
+#endif
+#if defined(GL_EXT_shader_realtime_clock)
+        kind |= 1u << 8;
+#endif
+        uint slot = atomicAdd(tl_count, 1u);
+        if (8u * slot + 8u <= uint(tl_record.length())) {
+            uint i = 8u * slot;
+            tl_record[i] = kind;
+            tl_record[i + 1u] = gl_SMIDNV;
+            tl_record[i + 2u] = gl_WorkGroupID.x + gl_NumWorkGroups.x * gl_WorkGroupID.y;
+            tl_record[i + 3u] = tl_start.x;
+            tl_record[i + 4u] = tl_start.y;
+            tl_record[i + 5u] = tl_end.x;
+            tl_record[i + 6u] = tl_end.y;
+            tl_record[i + 7u] = gl_WarpsPerSMNV;
+        }
+    }
 #endif
 }

@@ -3,7 +3,7 @@
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers large variants bench passes probe lineprobe
-#                                        rowsides gridtiles warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -345,6 +345,15 @@ if has layouts && [ -x bin/bench/lineprobe ]; then  # whole rows and columns thr
         fi
         TAIL=40 run "layouts_$n" bin/bench/lineprobe "$n" "$probe_peak" $pats
     done
+fi
+if has timeline && [ -x bin/bench/timeline ]; then  # where each multiprocessor waits in a queue of filters
+                                                   # (src/README.md "Per-workgroup time lines")
+    for s in ${TIMELINE_SIZES:-1024 2048x1024 1920x1080 2000x1152 2048 4096}; do TAIL=30 run "timeline_$s" bin/bench/timeline "$s" 20; done
+    TAIL=30 run timeline_8192 bin/bench/timeline 8192 10
+    TAIL=30 run timeline_16384 bin/bench/timeline 16384 5
+fi
+if has tinysteps; then  # the columns' six- and eight-point steps A (columns of 8194-16384), 32 lines a workgroup
+    TAIL=6 run tinysteps bin/fftcompare --backend compute --race default --sizes 8192,10000,12000,16384 --repeat 3 --queue 20
 fi
 if has gridtiles; then  # one grid against the measured model's tiles (src/README.md "Tiles where one grid fits"):
                        # each grid's filter beside its tiles', then whole images both ways (bin/bench/stageprobe)

@@ -681,6 +681,41 @@ TEST(gpu_row_splits_long_columns_at_2048) {
            ", with it ", joined(ComputeFft::column_halves(gpu, true)));
 }
 
+// The columns' six- and eight-point steps A (columns of 8194 to 16384 on the GPU's row: 8 x 2048,
+// 6 x 2000) run 32 lines a workgroup there, one warp of four neighbouring column pairs of eight
+// sub-lines (16384^2 0.954x against 128 on the H200, src/README.md "Per-workgroup time lines");
+// the software row keeps 128. That workgroup's program, made here with the lines as an option (its
+// lines two threads each on this row), filters as FFTW does, the last block of pairs partial (9
+// column pairs in blocks of 4).
+TEST(eight_point_steps_a_in_one_warp_match_fftw) {
+    const ComputeTuning &gpu = compute_tuning(false), &software = compute_tuning(true);
+    EXPECT(gpu.long_tiny_step_lines == 32 && software.long_tiny_step_lines == 128 && gpu.column_tail_pairs == 4,
+           "six- and eight-point steps A: GPU ", gpu.long_tiny_step_lines, " lines, software ", software.long_tiny_step_lines,
+           "; pairs side by side ", gpu.column_tail_pairs);
+    for (const test::Chain& chain : test::chains()) {
+        if (chain.name != "four-step") continue;
+        for (int split : {8, 6}) {
+            const Size size{20, 8 * split};
+            FftOptions options = chain.options;
+            options.compute_column_split = split;
+            options.compute_lines = 32;
+            const std::string at = "steps A of " + std::to_string(split) + " points at " + std::to_string(size.m) + "x" + std::to_string(size.n);
+            auto* fft = compute_fft(size, options, at);
+            if (!fft) continue;
+            int warps = 0;
+            for (const std::string& d : fft->describe_dispatches()) {
+                const bool step_a = d.rfind("columns", 0) == 0 && d.find(" A") != std::string::npos && d.find("(pair 0)") == std::string::npos;
+                warps += step_a && d.find("workgroups of 32 x ") != std::string::npos &&
+                         d.find(", lines of " + std::to_string(split) + " (") != std::string::npos &&
+                         d.find("4 column pairs side by side") != std::string::npos;
+            }
+            EXPECT(warps == 2, at, ": ", warps, " column steps A (forward and inverse) as 32 lines of 4 column pairs");
+            expect_filter_matches_fftw(at, *fft, size);
+            expect_forward_and_back_match_fftw(at, *fft, size);
+        }
+    }
+}
+
 TEST(row_pairs_between_dispatches_neighbour_where_rows_split) {
     int neighbouring = 0, apart = 0;
     for (const test::Chain& chain : test::chains()) {

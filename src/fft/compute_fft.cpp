@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iterator>
 #include <limits>
@@ -690,13 +691,14 @@ ComputeFft::Shape ComputeFft::shape(const Dispatch& d) const {
     const bool whole_mixed_column = !rows && d.step == 0 && !is_power_of_two(s.length);
     const bool mixed_columns = whole_mixed_column && !chosen && !short_columns;
     // Steps A of up to eight points (the halves' and quarters' two- and four-point steps and
-    // tails, an eight-point split by --compute-split): a thread or a few a line, many lines a
-    // workgroup, where the steps' lines a workgroup would leave a few threads (rows: 4 lines).
+    // tails, the six- and eight-point steps of columns from 8194 to 16384): a thread or a few a
+    // line, many lines a workgroup, where the steps' lines a workgroup would leave a few threads
+    // (rows: 4 lines); steps of six and eight points as the device's row says.
     const bool tiny_step = d.step == 1 && s.length <= 8;
     int lines = mirror_b                ? 2
                 : d.line_begin > 0       ? 1
                 : options_.compute_lines ? options_.compute_lines
-                : tiny_step              ? 128
+                : tiny_step              ? (s.length > 4 ? t.long_tiny_step_lines : 128)
                 : rows                   ? t.row_lines
                 : short_columns          ? 1
                 : d.step                 ? t.column_step_lines
@@ -853,6 +855,9 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     if (s.fused_a) defines.push_back("FUSED_A");
     if (d.pair0) defines.push_back("PAIR0");
     if (s.channel_pairs) defines.push_back("CHANNEL_PAIRS");
+    // Profiling only: every workgroup's multiprocessor and clocks into the storage buffer at this
+    // binding (test/bench/timeline.cpp binds it; fft_line.comp's TIMELINE).
+    if (const char* timeline = std::getenv("GPUFFT_TIMELINE"); timeline && *timeline) defines.push_back(std::string("TIMELINE ") + timeline);
     return ProgramSpec{"", "fft_line.comp", defines, false};
 }
 

@@ -112,9 +112,16 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
         // 8192 1.020x (the rows' second read there costs what the tail did) (H200, 2026-11-26,
         // a later session, one race each, 5 rounds; fftcompare --race
         // "default;default+split=columns:2+fuse-tail=on").
+        // The six- and eight-point steps A (columns of 16384, 12000, 10000) as 32 lines a workgroup
+        // (one warp: 4 column pairs of 8 sub-lines) against 128: 16384^2 0.954x (steps A 2729 ->
+        // 2217 us, A' 3520 -> 2778), 12000^2 0.979x, 10000^2 0.940x; 64 lines 0.959x, 0.983x,
+        // 0.957x; 16 lines 0.961x, 0.984x, 0.940x; 512 at 16384^2 0.991x. bin/bench/timeline had
+        // found 16384's 128-line steps one workgroup an SM, idle 17-19% of their time between
+        // workgroups. 8192's four-point steps: 512 lines 0.993x, 64 1.000x, so they keep 128
+        // (H200, 2026-11-26, processes alternating, two rounds).
         "GPU", 4, 8, 1024, 4, 4, 2, 2, 4, 32, 2, 2, 1152, 4, 8, 4096, true, 1152,
         "1000:8x5x5x5,1080:6x6x6x5,columns:1080:4x2x5x3x3x3/360,1152:4x4x4x6x3,1920:6x4x4x4x5,columns:3000:6x5x5x5x4", 512, 4, 2048,
-        "4800,6000", 4096, true, "4320,5000,5120,5760", kH200Squares, static_cast<int>(std::size(kH200Squares))};
+        "4800,6000", 4096, true, "4320,5000,5120,5760", kH200Squares, static_cast<int>(std::size(kH200Squares)), 32};
     return software_rasterizer ? software : gpu;
 }
 

@@ -65,6 +65,10 @@ struct ComputeTuning {
     /// measured to wrap alone, and scales the plans' rating to the measured ends beyond them.
     const MeasuredSquare* squares = nullptr;
     int square_count = 0;
+    /// Steps A of six or eight points, a thread a line (columns of 8194 to 16384, split as 6 or 8
+    /// x L2 up to 2048), forward and a filter's inverse: that many lines a workgroup, in blocks of
+    /// `column_tail_pairs` neighbouring column pairs; the two- and four-point steps take 128.
+    int long_tiny_step_lines = 128;
 };
 
 /// The row for a software rasterizer (software_renderer() in fft2d.h) or for a GPU.
