@@ -26,7 +26,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -48,14 +47,6 @@ std::vector<int> stage_radices(int length) {
 }
 
 TextureHandle rg32f(int width, int height, const float* values = nullptr) { return bench::narrow_texture(width, height, 2, values); }
-
-std::vector<float> random_values(size_t count, unsigned seed) {
-    std::vector<float> v(count);
-    std::mt19937 random(seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (float& f : v) f = uniform(random);
-    return v;
-}
 
 /// One dispatch of planar.comp: `count` lines of `length` points, `lines` a workgroup.
 struct Pass {
@@ -126,7 +117,7 @@ int run_rows(ProgramCache& programs, GLint shared_bytes, double peak, int length
         std::printf("%-22s skipped: does not fit a workgroup\n", name.c_str());
         return kExitOk;
     }
-    const std::vector<float> input = random_values(2 * static_cast<size_t>(length) * rows, 11);
+    const std::vector<float> input = bench::random_values(2 * static_cast<size_t>(length) * rows, 11);
     TextureHandle src = rg32f(length, rows, input.data()), dst = rg32f(length, rows);
     twiddles.bind(0);
     auto dispatch = [&] { pass.dispatch(src.get(), dst.get()); };
@@ -156,7 +147,7 @@ int run_filter(ProgramCache& programs, GLint shared_bytes, double peak, int size
     // Four planes of W x H complex texels stacked: W x 4H.
     const int w = size / 2, h = size, planes = 4;
     const size_t texels = static_cast<size_t>(w) * h * planes;
-    const std::vector<float> image = random_values(2 * texels, 5), kernel = random_values(2 * texels, 6);
+    const std::vector<float> image = bench::random_values(2 * texels, 5), kernel = bench::random_values(2 * texels, 6);
     TextureHandle src = rg32f(w, planes * h, image.data()), spectrum = rg32f(w, planes * h, kernel.data());
     TextureHandle t1 = rg32f(w, planes * h), t2 = rg32f(w, planes * h), out = rg32f(w, planes * h);
     const StorageBuffer row_twiddles = bench::unit_roots(w), column_twiddles = bench::unit_roots(h);

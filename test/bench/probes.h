@@ -9,6 +9,7 @@
 #include "gl/program.h"
 #include "gl/timer.h"
 
+#include <random>
 #include <vector>
 
 namespace gpufft::bench {
@@ -34,6 +35,15 @@ inline StorageBuffer unit_roots(int n) {
         table[2 * k + 1] = static_cast<float>(w.imag());
     }
     return StorageBuffer(table.data(), table.size() * sizeof(float));
+}
+
+/// `count` floats uniform in [-1, 1) from `seed`: the probes' images and kernels.
+inline std::vector<float> random_values(size_t count, unsigned seed) {
+    std::vector<float> v(count);
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (float& f : v) f = uniform(random);
+    return v;
 }
 
 /// A rectangle texture of one or two floats a texel (R32F, RG32F: the planar probes' texels), with

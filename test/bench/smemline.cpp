@@ -17,7 +17,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -76,10 +75,7 @@ int main(int argc, char** argv) {
         for (const RowVariant& v : variants) {
             const int width = v.width, height = v.height;
             const size_t count = static_cast<size_t>(width) * height * 4;
-            std::vector<float> image(count);
-            std::mt19937 random(7);
-            std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-            for (float& f : image) f = uniform(random);
+            const std::vector<float> image = bench::random_values(count, 7);
             Texture src(width, height);
             src.upload(image.data());
             RenderTarget dst(width, height);

@@ -17,6 +17,7 @@
 #include "gl/context.h"
 #include "gl/program.h"
 #include "gl/timer.h"
+#include "probes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,7 +26,6 @@
 #include <cstdlib>
 #include <iterator>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -56,14 +56,6 @@ double quantile(std::vector<double> v, double q) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
     return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
-}
-
-std::vector<float> random_frame(int m, int n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> v(static_cast<size_t>(m) * static_cast<size_t>(n) * 4);
-    for (float& x : v) x = u(rng);
-    return v;
 }
 
 }  // namespace
@@ -120,8 +112,8 @@ int main(int argc, char** argv) {
             FftOptions options;
             options.backend = Backend::Compute;
             std::unique_ptr<Fft2D> fft = make_fft(programs, m, n, options);
-            Filter filter(*fft, random_frame(m, n, 77u));
-            const std::vector<float> image = random_frame(m, n, 1000u);
+            Filter filter(*fft, bench::random_values(static_cast<size_t>(m) * static_cast<size_t>(n) * 4, 77u));
+            const std::vector<float> image = bench::random_values(static_cast<size_t>(m) * static_cast<size_t>(n) * 4, 1000u);
             fft->input().upload(image.data());
 
             // Room for every workgroup of the queue: a filter's dispatches have at most a few

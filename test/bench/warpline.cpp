@@ -15,7 +15,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -31,10 +30,8 @@ int main(int argc, char** argv) {
         std::printf("warpline on %s: %dx%d RGBA32F column filter (pairs 1 .. M/2 - 1), median of timer queries\n", describe_gl().c_str(),
                     size, size);
         const size_t count = static_cast<size_t>(size) * size * 4;
-        std::vector<float> image(count), kernel(count, 0.0f);
-        std::mt19937 random(7);
-        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-        for (float& v : image) v = uniform(random);
+        const std::vector<float> image = bench::random_values(count, 7);
+        std::vector<float> kernel(count, 0.0f);
         // K(v) = exp(-2 pi i v shift / N): column p its real part, column M - p its imaginary part.
         for (int y = 0; y < size; ++y) {
             const double a = 2 * M_PI * static_cast<double>(y) * shift / size;
