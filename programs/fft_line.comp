@@ -94,20 +94,12 @@
 #if defined(TIMELINE)
 // Profiling only (test/bench/timeline.cpp; GPUFFT_TIMELINE set when the programs are built): each
 // workgroup appends its multiprocessor, its dispatch's kind and the clock at its start and end to
-// the storage buffer at binding TIMELINE. The realtime clock where the GL has it, else each
-// multiprocessor's own (comparable within one multiprocessor only).
+// the storage buffer at binding TIMELINE, 8 uints a record (the last unused). The clock is the
+// multiprocessor's own (comparable within one multiprocessor only): NVIDIA's GL offers no other.
 #extension GL_NV_shader_thread_group : require
 #extension GL_ARB_shader_clock : require
-#extension GL_EXT_shader_realtime_clock : enable
 layout(std430, binding = TIMELINE) coherent buffer Timeline { uint tl_count; uint tl_record[]; };
 shared uvec2 tl_start;   // in shared memory: a register held through the line would cost spills at the cap
-uvec2 tl_clock() {
-#if defined(GL_EXT_shader_realtime_clock)
-    return clockRealtime2x32EXT();
-#else
-    return clock2x32ARB();
-#endif
-}
 #endif
 
 // NVIDIA's compiler keeps the stage loops (and so the register arrays, indexed by the loop
@@ -1176,7 +1168,7 @@ void transform_line() {
 
 void main() {
 #if defined(TIMELINE)
-    if (gl_LocalInvocationIndex == 0u) tl_start = tl_clock();
+    if (gl_LocalInvocationIndex == 0u) tl_start = clock2x32ARB();
 #endif
 #if SHARED_TWIDDLES
     copy_twiddles();
@@ -1192,7 +1184,7 @@ void main() {
 #if defined(TIMELINE)
     barrier();
     if (gl_LocalInvocationIndex == 0u) {
-        uvec2 tl_end = tl_clock();
+        uvec2 tl_end = clock2x32ARB();
         uint kind = 0u;
 #if defined(ROWS)
         kind |= 1u;
@@ -1217,9 +1209,6 @@ void main() {
 #elif defined(STEP_B)
         kind |= 2u << 6;
 #endif
-#if defined(GL_EXT_shader_realtime_clock)
-        kind |= 1u << 8;
-#endif
         uint slot = atomicAdd(tl_count, 1u);
         if (8u * slot + 8u <= uint(tl_record.length())) {
             uint i = 8u * slot;
@@ -1230,7 +1219,6 @@ void main() {
             tl_record[i + 4u] = tl_start.y;
             tl_record[i + 5u] = tl_end.x;
             tl_record[i + 6u] = tl_end.y;
-            tl_record[i + 7u] = gl_WarpsPerSMNV;
         }
     }
 #endif

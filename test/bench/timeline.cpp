@@ -3,12 +3,13 @@
 // the clock at its start and end to a storage buffer; NVIDIA's GL_NV_shader_thread_group and
 // GL_ARB_shader_clock), queues filters back to back as fftcompare's queued figure does, and
 // prints, per dispatch kind, the workgroups a filter and their durations, and, per
-// multiprocessor, the time it held no workgroup, split by the kinds on either side of each gap.
-// Where the GL has GL_EXT_shader_realtime_clock the clocks are one device-wide clock and it also
-// prints each kind's start and end within a filter; else each multiprocessor's clock is its own.
+// multiprocessor, the time it held no workgroup, split by the kinds on either side of each gap;
+// then one time line (each multiprocessor's clock is its own, aligned on the filters) with each
+// kind's start and end within a filter and the workgroups resident through one filter.
 // Usage:
 //   timeline SIZE [QUEUE [CSV]]     SIZE as fftcompare's (1920x1080); QUEUE filters (default 20);
 //                                    CSV: every record (kind, sm, workgroup, start, end) to a file
+//   timeline FILE.csv QUEUE MHZ      the same from such a file, the clock at MHZ
 #include "app/cli.h"
 #include "base/parse.h"
 #include "fft/compute_fft.h"
@@ -66,11 +67,11 @@ int main(int argc, char** argv) {
         const std::string size = argv[1];
         const int queue = argc > 2 ? parse_int(argv[2], "queue", 1, 10000) : 20;
         std::vector<Record> all;
-        bool realtime = false;
         double elapsed_ms = 0;
         std::string gl = "a record file";
         unsigned count = 0;
-        if (size.size() > 4 && size.compare(size.size() - 4, 4, ".csv") == 0) {
+        const bool csv_in = size.size() > 4 && size.compare(size.size() - 4, 4, ".csv") == 0;
+        if (csv_in) {
             // Offline: a CSV this tool wrote, its QUEUE, and the clock's MHz for the queue's time.
             if (argc < 4) throw UsageError("usage: timeline FILE.csv QUEUE MHZ");
             const double mhz = parse_double(argv[3], "MHz", 1, 1e5);
@@ -138,8 +139,7 @@ int main(int argc, char** argv) {
             all.resize(count);
             for (unsigned i = 0; i < count; ++i) {
                 const unsigned* r = &raw[1 + 8 * static_cast<size_t>(i)];
-                all[i] = {r[0] & 255u, r[1], r[2], r[3] | std::uint64_t(r[4]) << 32, r[5] | std::uint64_t(r[6]) << 32};
-                realtime = (r[0] & 256u) != 0;
+                all[i] = {r[0], r[1], r[2], r[3] | std::uint64_t(r[4]) << 32, r[5] | std::uint64_t(r[6]) << 32};
             }
             if (argc > 3) {
                 FILE* csv = std::fopen(argv[3], "w");
@@ -163,10 +163,10 @@ int main(int argc, char** argv) {
             for (const Record& r : v) last = std::max(last, r.end);
             rates.push_back(static_cast<double>(last - first) / (elapsed_ms * 1000.0));
         }
-        const double tick_us = 1.0 / (realtime ? 1000.0 : median(rates));  // the realtime clock counts ns
-        std::printf("timeline %s on %s: %d filters queued, %.4f ms a filter (timer query), %u workgroups, %zu multiprocessors, %s clock\n",
-                    size.c_str(), gl.c_str(), queue, elapsed_ms / queue, count, by_sm.size(),
-                    realtime ? "realtime" : "per-multiprocessor");
+        const double tick_us = 1.0 / median(rates);
+        std::printf("timeline %s on %s: %d filters queued, %.4f ms a filter (%s), %u workgroups, %zu multiprocessors\n",
+                    size.c_str(), gl.c_str(), queue, elapsed_ms / queue, csv_in ? "a multiprocessor's span" : "timer query", count,
+                    by_sm.size());
 
         // Per kind: workgroups a filter, their duration.
         std::map<unsigned, std::vector<double>> durations;
@@ -209,7 +209,7 @@ int main(int argc, char** argv) {
         std::printf("\nresident workgroups, time-weighted a multiprocessor a filter (workgroup-us / SM / filter):\n");
         for (const auto& [kind, us] : concurrency) std::printf("%-34s %12.2f\n", kind_name(kind).c_str(), us / sms / queue);
 
-        // One time line for every multiprocessor. Without a device-wide clock, each one's offset
+        // One time line for every multiprocessor. GLSL on NVIDIA has no device-wide clock: each one's offset
         // comes from the filters themselves: a filter's first dispatch starts on every
         // multiprocessor within a microsecond or two (the barrier before it has drained the
         // GPU), so the k-th run of that dispatch's workgroups on each multiprocessor anchors
@@ -237,9 +237,6 @@ int main(int argc, char** argv) {
         if (anchors.size() < by_sm.size())
             std::printf("\n(%zu multiprocessors without a workgroup of the first dispatch in every filter are left out below)\n",
                         by_sm.size() - anchors.size());
-        if (realtime) {
-            for (auto& [sm, a] : anchors) a = anchors.begin()->second;
-        }
         const std::vector<double> reference = anchors.begin()->second;
         std::map<unsigned, double> offset;
         std::vector<double> jitter;
