@@ -2,7 +2,7 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers large variants bench passes probe lineprobe
+#   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes probe lineprobe
 #                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
@@ -104,6 +104,74 @@ if has peers; then  # every side queued back to back (issue 17): VkFFT's fused c
         [ -x /tmp/cufft_filter ] && run cufft_filter /tmp/cufft_filter ${PEER_SIZES:-1024 2048 4096 8192 16384}
     fi
     run peers_ours "${costs[@]}" --sizes $(echo ${PEER_SIZES:-1024 2048 4096 8192 16384} | tr ' ' ',')
+fi
+if has peerkernels; then  # VkFFT's fused convolution as it runs (CUDA lets it take up to 227 KB of shared memory
+                         # a block) and held to the 48 KB that GL's compute shaders get on these chips
+                         # (GL_MAX_COMPUTE_SHARED_MEMORY_SIZE), every side queued; then each of its kernels
+                         # alone (Nsight Compute: one filter's launches), both ways. The limit is set in a
+                         # copy of the peer that this step writes into the ignored out/peers, never into
+                         # the project (src/README.md, "The peers' kernels under GL's 48 KB").
+    export PATH=$PATH:/usr/local/cuda/bin LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64
+    if [ -d out/peers ] && command -v nvcc >/dev/null; then
+        # the copy also prints a checksum of the filtered image (its n real samples a row of n + 2) after
+        # its last filter, so that the two settings can be seen to compute the same filter
+        cat > out/peers/checksum.inc <<'CHECKSUM'
+    {
+        std::vector<float> out(bufferSize / sizeof(float));
+        cudaMemcpy(out.data(), buffer, bufferSize, cudaMemcpyDeviceToHost);
+        double s = 0, s2 = 0;
+        for (size_t i = 0; i < out.size(); ++i) if (i % (n + 2) < n) { s += out[i]; s2 += (double)out[i] * out[i]; }
+        printf("checksum n=%llu: sum %.9e, sum of squares %.9e\n", (unsigned long long)n, s, s2);
+    }
+CHECKSUM
+        # With PEER_TRANSFORM_KERNEL the kernel is a real impulse response of sum 1 that VkFFT itself
+        # transforms into the layout its plan multiplies by (the peer takes random values as given,
+        # which each plan reads in its own order): then both settings must give the same image.
+        cat > out/peers/kernel.inc <<'KERNEL'
+    if (getenv("PEER_TRANSFORM_KERNEL")) {
+        std::vector<float> k(host);
+        for (float& v : k) v *= 2.0f / (float)(n * n);
+        cudaMemcpy(kernel, k.data(), kernelSize, cudaMemcpyHostToDevice);
+        VkFFTLaunchParams lk = {}; lk.buffer = &kernel;
+        OK(VkFFTAppend(&appKernel, -1, &lk)); cudaDeviceSynchronize();
+    }
+KERNEL
+        sed 's|c.device = &dev;|c.device = \&dev; if (getenv("PEER_SHARED_MEMORY")) c.sharedMemorySize = atoll(getenv("PEER_SHARED_MEMORY"));|' \
+            out/peers/vkfft_filter.cu | awk '/deleteVkFFT\(&app\);/ { system("cat out/peers/checksum.inc") } { print }
+            /OK\(initializeVkFFT\(&appKernel, c\)\);/ { system("cat out/peers/kernel.inc") }' > out/peers/vkfft_filter_capped.cu
+        (cd out/peers && nvcc -O3 -arch=sm_90 -DVKFFT_BACKEND=1 -Ivkfft-headers vkfft_filter_capped.cu -o /tmp/vkfft_capped \
+            -L/usr/local/nvidia/lib64 -lcuda -lnvrtc) > "$out/peerkernels_build.txt" 2>&1
+        ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+        for n in ${PEER_SIZES:-1024 2048 4096 8192 16384}; do
+            for cap in 0 49152; do
+                PEER_SHARED_MEMORY=$cap TAIL=2 run "vkfft_smem${cap}_$n" /tmp/vkfft_capped "$n" 200
+                # eleven filters of the same data and kernel both ways: the checksums must agree to rounding
+                PEER_TRANSFORM_KERNEL=1 PEER_SHARED_MEMORY=$cap TAIL=1 run "vkfft_check_smem${cap}_$n" /tmp/vkfft_capped "$n" 1
+                # 10 warm-up filters and one timed: the last filter's kernels are the last lines
+                [ -n "$ncu" ] && PEER_SHARED_MEMORY=$cap TAIL=0 run "vkfft_kernels_smem${cap}_$n" "$ncu" --clock-control none \
+                    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__grid_size,launch__block_size,launch__shared_mem_per_block,launch__registers_per_thread \
+                    --csv --page raw /tmp/vkfft_capped "$n" 1 &&
+                    python3 - "$out/vkfft_kernels_smem${cap}_$n.txt" <<'SUMMARY' | tee "$out/vkfft_kernels_smem${cap}_$n.summary.txt"
+import csv, sys
+# Nsight Compute's raw CSV of a run of 10 warm-up filters and one more: the last filter's kernels, a
+# line each (time, launch shape, shared memory and registers, DRAM bytes).
+rows = list(csv.reader(open(sys.argv[1])))
+head = next((i for i, r in enumerate(rows) if r and r[0] == 'ID'), None)
+if head is None:
+    sys.exit(print(sys.argv[1] + ": no kernels recorded"))
+col = {name: j for j, name in enumerate(rows[head])}
+unit, launches = rows[head + 1], rows[head + 2:]
+num = lambda r, name: float(r[col[name]].replace(',', ''))
+scale = {'ns': 1e-3, 'nsecond': 1e-3, 'us': 1, 'usecond': 1, 'ms': 1e3, 'msecond': 1e3}[unit[col['gpu__time_duration.sum']]]
+for r in launches[-(len(launches) // 11):]:
+    print("%10.1f us  %s x %s threads, %.1f KB shared, %d registers; DRAM read %.0f MB, written %.0f MB" % (
+        num(r, 'gpu__time_duration.sum') * scale, r[col['launch__grid_size']], r[col['launch__block_size']],
+        num(r, 'launch__shared_mem_per_block') / 1024, num(r, 'launch__registers_per_thread'),
+        num(r, 'dram__bytes_read.sum') / 1e6, num(r, 'dram__bytes_write.sum') / 1e6))
+SUMMARY
+            done
+        done
+    fi
 fi
 if has large; then  # the compute backend's four-step sizes: GPU time per dispatch (no FFTW)
     run large "${costs[@]}" --sizes 4096,8192,16384
