@@ -76,13 +76,19 @@ fi
 if has cufft && [ -x bin/cufft_filter ]; then  # the peer: make cufft (needs nvcc)
     run cufft bin/cufft_filter 1024 2048 4096 8192
 fi
+# The peers' steps: CUDA's compiler and libraries on the path, and VkFFT's CUDA backend built from
+# a program in out/peers (vkfft_build SOURCE BINARY; kernels compiled at run time with NVRTC).
+if has peers || has peerkernels; then
+    export PATH=$PATH:/usr/local/cuda/bin LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64
+fi
+vkfft_build() {
+    (cd out/peers && nvcc -O3 -arch=sm_90 -DVKFFT_BACKEND=1 -Ivkfft-headers "$1" -o "$2" -L/usr/local/nvidia/lib64 -lcuda -lnvrtc)
+}
 if has peers; then  # every side queued back to back (issue 17): VkFFT's fused convolution and cuFFT from
                    # ../shared/peers (copied here into the ignored out/peers with fftw3.h in out/peers/include,
                    # and carried; never into the project), test/cufft_filter.cu, and ours
-    export PATH=$PATH:/usr/local/cuda/bin LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64
     if [ -d out/peers ] && command -v nvcc >/dev/null; then
-        (cd out/peers && nvcc -O3 -arch=sm_90 -DVKFFT_BACKEND=1 -Ivkfft-headers vkfft_filter.cu -o /tmp/vkfft_filter \
-            -L/usr/local/nvidia/lib64 -lcuda -lnvrtc && nvcc -O3 -arch=sm_90 cufft_queued.cu -o /tmp/cufft_queued -lcufft) \
+        (vkfft_build vkfft_filter.cu /tmp/vkfft_filter && cd out/peers && nvcc -O3 -arch=sm_90 cufft_queued.cu -o /tmp/cufft_queued -lcufft) \
             > "$out/peers_build.txt" 2>&1
         [ -f /opt/gl/usr/lib/x86_64-linux-gnu/libfftw3.so.3 ] && nvcc -O3 -std=c++17 -arch=sm_90 -Iout/peers/include test/cufft_filter.cu \
             -o /tmp/cufft_filter -lcufft -L/opt/gl/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 >> "$out/peers_build.txt" 2>&1
@@ -112,7 +118,6 @@ if has peerkernels; then  # VkFFT's fused convolution as it runs (CUDA lets it t
                          # alone (Nsight Compute: one filter's launches), both ways. The limit is set in a
                          # copy of the peer that this step writes into the ignored out/peers, never into
                          # the project (src/README.md, "The peers' kernels under GL's 48 KB").
-    export PATH=$PATH:/usr/local/cuda/bin LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64
     if [ -d out/peers ] && command -v nvcc >/dev/null; then
         # with PEER_TRANSFORM_KERNEL (below) the copy also prints a checksum of the filtered image (its n
         # real samples a row of n + 2) after its last filter, so that the two settings can be seen to
@@ -141,8 +146,7 @@ KERNEL
         sed 's|c.device = &dev;|c.device = \&dev; if (getenv("PEER_SHARED_MEMORY")) c.sharedMemorySize = atoll(getenv("PEER_SHARED_MEMORY"));|' \
             out/peers/vkfft_filter.cu | awk '/deleteVkFFT\(&app\);/ { system("cat out/peers/checksum.inc") } { print }
             /OK\(initializeVkFFT\(&appKernel, c\)\);/ { system("cat out/peers/kernel.inc") }' > out/peers/vkfft_filter_capped.cu
-        (cd out/peers && nvcc -O3 -arch=sm_90 -DVKFFT_BACKEND=1 -Ivkfft-headers vkfft_filter_capped.cu -o /tmp/vkfft_capped \
-            -L/usr/local/nvidia/lib64 -lcuda -lnvrtc) > "$out/peerkernels_build.txt" 2>&1
+        vkfft_build vkfft_filter_capped.cu /tmp/vkfft_capped > "$out/peerkernels_build.txt" 2>&1
         ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
         for n in ${PEER_SIZES:-1024 2048 4096 8192 16384}; do
             for cap in 0 49152; do
