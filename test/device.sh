@@ -2,7 +2,7 @@
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
 # (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
-#   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes probe lineprobe
+#   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes dispatches probe lineprobe
 #                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
@@ -192,6 +192,17 @@ fi
 if has passes; then
     run pass_costs bin/fftcompare --pass-costs --sizes 1024,4096
     run pass_costs_radix2 bin/fftcompare --pass-costs --radix 2 --sizes 1024
+fi
+if has dispatches; then  # README's per-dispatch table (issue 17): each size's dispatches timed, with their bytes
+                        # and share of the chip's bandwidth, each size in a process of its own (run after a
+                        # long size, single filters left the GPU at a low clock: 2048x1024 3.9x slower);
+                        # the queued filters and 16384^2's dispatches from one race (its own --pass-costs
+                        # ran 13-31% over the race's profiled filter)
+    for s in ${DISPATCH_SIZES:-1024 2048 4096 8192 2048x1024 1920x1080}; do
+        TAIL=12 run "dispatches_$s" "${costs[@]}" --sizes "$s"
+    done
+    TAIL=12 run dispatches_race timeout 300 bin/fftcompare --backend compute --race default --repeat 5 \
+        --sizes "${DISPATCH_RACE_SIZES:-1024,2048,4096,8192,16384,2048x1024,1920x1080}"
 fi
 if has batch; then  # the batch pipeline end to end: bit-identity of the GPU conversion, then throughput
     TAIL=6 run batch_identity bin/test/test_fftfilter gpu_conversion sample_tables
