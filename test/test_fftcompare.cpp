@@ -206,4 +206,21 @@ TEST(pass_costs_count_each_dispatchs_bytes) {
                    std::abs(v[3] - v[2]) <= 1,
                w.label, ": ", v[0], " us, ", v[1], " MB (want ", w.mb, "), ", v[2], " GB/s, ", v[3], "% of 100 GB/s");
     }
+    // Then how each dispatch runs (ComputeFft::describe_dispatches): a line each, rows of 64 and
+    // columns of 32, pair 0 in one workgroup of its own.
+    const size_t how = r.out.find("\n  how each dispatch runs:\n");
+    EXPECT(how != std::string::npos, "no dispatch shapes: ", r.out);
+    if (how == std::string::npos) return;
+    std::vector<std::string> shapes;
+    for (const std::string& line : split(r.out.substr(how + 1), '\n'))
+        if (line.rfind("    ", 0) == 0) shapes.push_back(line.substr(4));
+    EXPECT(shapes.size() == 4, shapes.size(), " dispatch shapes: ", r.out);
+    const std::vector<std::pair<std::string, std::string>> want = {{"rows forward: ", "lines of 64 ("},
+                                                                   {"columns filter (pair 0): 1 workgroup of 1 x ", "lines of 32 ("},
+                                                                   {"columns filter: ", "lines of 32 ("},
+                                                                   {"rows inverse: ", "lines of 64 ("}};
+    for (size_t i = 0; i < want.size() && i < shapes.size(); ++i)
+        EXPECT(shapes[i].rfind(want[i].first, 0) == 0 && shapes[i].find(want[i].second) != std::string::npos &&
+                   shapes[i].find("bytes of shared memory") != std::string::npos,
+               "shape ", i, ": ", shapes[i]);
 }

@@ -174,7 +174,9 @@ std::vector<OptionSpec> option_specs(Options& o) {
                gl_device_spec(o.gl),
                {"pass-costs", 0, "",
                 "fragment backend: GPU time of each kind of pass per size (a copy pass,\n"
-                "FFT passes, untangle, multiply), fragments/s and bytes/s",
+                "FFT passes, untangle, multiply), fragments/s and bytes/s; compute backend:\n"
+                "each dispatch's time, bytes moved and rate, and how it runs (workgroups,\n"
+                "threads, radices, exchange rounds, shared memory)",
                 set_flag(o.pass_costs)},
                {"race", 0, "PLANS",
                 "compute backend: time these plans against each other on every size in\n"
@@ -570,6 +572,12 @@ void print_pass_costs(ProgramCache& programs, const Options& o, const Kernel* ke
             std::printf("  %-44s %10.1f %10.3f %10.1f", "filter", median(total) * 1e3, all_bytes * 1e-6, all_gbs);
             if (peak) std::printf("  %7.0f%%; at the peak it would take %.1f us", 100 * all_gbs / o.peak_gbs, all_bytes / o.peak_gbs * 1e-3);
             std::printf("\n");
+            // How each dispatch runs on this GL (the device row's plans and limits): workgroups,
+            // lines and threads, radices, exchange rounds, shared memory, route.
+            if (const auto* compute = dynamic_cast<const ComputeFft*>(base.get())) {
+                std::printf("  how each dispatch runs:\n");
+                for (const std::string& d : compute->describe_dispatches()) std::printf("    %s\n", d.c_str());
+            }
             continue;
         }
         std::vector<float> image = make_image(o, nullptr, s, 5);
