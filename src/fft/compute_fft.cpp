@@ -1017,7 +1017,8 @@ std::vector<std::string> ComputeFft::describe_dispatches() const {
     RenderTarget result(1, 1);
     for (const Dispatch& d : dispatches(filter_passes(result.texture(), result))) {
         Shape s = shape(d);
-        lines.push_back(d.label + ": " + std::to_string(s.groups) + (s.groups == 1 ? " workgroup of " : " workgroups of ") + std::to_string(s.lines) + " x " +
+        lines.push_back(d.label + ": " + std::to_string(s.groups) + (s.groups == 1 ? " workgroup of " : " workgroups of ") +
+                        std::to_string(s.lines) + " x " +
                         std::to_string(s.line.threads) + " threads, lines of " + std::to_string(s.length) + " (radices " +
                         radix_list(s.line.forward) + "), " + std::to_string(s.components) + " components per exchange round, " +
                         std::to_string(shared_bytes(s.length, s.lines, s.components, s.pad_every) + (s.shared_twiddles ? twiddle_table_bytes(s.full) : 0)) +
