@@ -16,10 +16,10 @@
 #                   pipeline's tests under it (make tsan)
 
 CXX      ?= g++
-PKGS     := glew egl glut libpng zlib fftw3 fftw3f
+PKGS     := glew egl glut libpng zlib libdeflate fftw3 fftw3f
 # Debian 12 packages: build tools, libraries, Mesa's software GL (llvmpipe) and what the tests drive.
 DEB_PACKAGES := g++ make pkg-config libglew-dev libegl-dev libegl-mesa0 libgl1-mesa-dri freeglut3-dev \
-                libpng-dev libfftw3-dev xvfb xauth xdotool gnuplot-nox time help2man
+                libpng-dev libdeflate-dev libfftw3-dev xvfb xauth xdotool gnuplot-nox time help2man
 
 OBJ      := obj
 BIN      := bin
@@ -231,7 +231,7 @@ Name: gpufft
 Description: Filtering textures by convolution through the FFT on the GPU (OpenGL)
 Version: $(VERSION)
 Requires: glew egl
-Requires.private: libpng zlib fftw3 fftw3f
+Requires.private: libpng zlib libdeflate fftw3 fftw3f
 Cflags: -I$${includedir}
 Libs: -L$${libdir} -lgpufft
 Libs.private: -lfftw3f_threads -lfftw3_threads -lpthread -lm

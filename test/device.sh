@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU figures of the README: run on the `device` machine (NVIDIA H100/H200, EGL device
 # platform) from the repository root, with bin/ built here and the .gl runtime packages carried
-# (../shared/tools/device-gl.sh). Writes logs under $OUT (or out/device). Usage:
+# (../shared/tools/device-gl.sh, then libdeflate0 beside them, which that script does not fetch:
+# `(cd .gl/lib && apt-get download libdeflate0)`). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes dispatches probe lineprobe
 #                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)

@@ -719,6 +719,80 @@ TEST(batch_refuses_impossible_outputs_before_filtering) {
     EXPECT(nodir.status != 0 && test::count_lines(nodir.err) == 1, "directory under a file: exit ", nodir.status, ": ", nodir.err);
 }
 
+namespace {
+
+/// The IDAT chunks of a PNG file, counted (the signature skipped, each chunk's length read).
+int idat_chunks(const std::string& path) {
+    const std::string b = test::read_bytes(path);
+    auto byte = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(b[i])); };
+    int count = 0;
+    for (size_t at = 8; at + 12 <= b.size();) {
+        const size_t length = (byte(at) << 24) | (byte(at + 1) << 16) | (byte(at + 2) << 8) | byte(at + 3);
+        if (std::memcmp(&b[at + 4], "IDAT", 4) == 0) ++count;
+        at += 12 + length;
+    }
+    return count;
+}
+
+}  // namespace
+
+TEST(fast_levels_write_whole_images_through_libdeflate) {
+    // Levels 1-4 write a whole image's rows filtered here and compressed by libdeflate (png_io.cpp);
+    // every kind they take (grey, grey+alpha, RGB, RGBA at 8 and 16 bits), at every level and at
+    // edge sizes, reads back as written, through libpng's reader. Samples half noise, half ramps,
+    // so that every Paeth predictor is taken; 16-bit samples whose bytes differ, so that a byte
+    // order swapped shows.
+    TempDir dir;
+    std::mt19937 rng(11);
+    const int kinds[][2] = {{0, 8}, {0, 16}, {4, 8}, {4, 16}, {2, 8}, {2, 16}, {6, 8}, {6, 16}};
+    const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {37, 5}, {64, 48}};
+    for (const auto& kind : kinds)
+        for (const auto& size : sizes) {
+            PngFormat f;
+            f.color_type = kind[0];
+            f.bit_depth = kind[1];
+            Samples s;
+            s.resize(size[0], size[1], channels_of(f.color_type), f.bit_depth);
+            for (int y = 0; y < s.height; ++y)
+                for (int i = 0; i < s.width * s.channels; ++i) {
+                    const unsigned v = (i + y) % 3 == 0 ? rng() : static_cast<unsigned>(i * 37 + y * 11) * 97u;
+                    if (f.bit_depth == 16) {
+                        const uint16_t w = static_cast<uint16_t>(v);
+                        std::memcpy(s.row(y) + 2 * i, &w, 2);
+                    } else {
+                        s.row(y)[i] = static_cast<unsigned char>(v >> 3);
+                    }
+                }
+            for (int level : {-1, 0, 1, 2, 3, 4, 5, 9}) {
+                const std::string path = dir / "k.png";
+                write_png_samples(path, s, f, true, level);
+                const PngSamples back = read_png_samples(path);
+                EXPECT(back.samples.channels == s.channels && back.samples.depth == s.depth && back.samples.width == s.width &&
+                           back.samples.height == s.height && back.samples.data == s.data,
+                       "colour type ", f.color_type, ", ", f.bit_depth, " bits, ", s.width, "x", s.height, ", level ", level,
+                       ": samples differ");
+            }
+        }
+    // The fast levels take that path: a whole image's data goes in one IDAT chunk (up to 1 MiB),
+    // where libpng's writer (the other levels, and rows streamed) cuts chunks of 8 KiB.
+    PngFormat rgb;
+    rgb.color_type = 2;
+    Samples noise;
+    noise.resize(128, 128, 3, 8);
+    for (unsigned char& v : noise.data) v = static_cast<unsigned char>(rng());
+    write_png_samples(dir / "fast.png", noise, rgb, false, 3);
+    write_png_samples(dir / "libpng.png", noise, rgb, false, 5);
+    {
+        PngWriter w(dir / "streamed.png", 128, 128, rgb, false, 3);
+        w.write_rows(noise.data.data(), 128);
+        w.commit();
+    }
+    EXPECT(idat_chunks(dir / "fast.png") == 1, "level 3, whole: ", idat_chunks(dir / "fast.png"), " IDAT chunks");
+    EXPECT(idat_chunks(dir / "libpng.png") > 1 && idat_chunks(dir / "streamed.png") > 1, "level 5 and rows streamed: ",
+           idat_chunks(dir / "libpng.png"), " and ", idat_chunks(dir / "streamed.png"), " IDAT chunks");
+    EXPECT(read_png_samples(dir / "streamed.png").samples.data == noise.data, "rows streamed at level 3 differ");
+}
+
 TEST(threads_compression_and_backends_change_no_pixel) {
     // -j 1 and -j 4 give the same files; --compression 0 and 9 the same samples, different sizes;
     // -v names the backend, each stage's time and the bottleneck.

@@ -3,14 +3,18 @@
 #include "base/error.h"
 #include "image/files.h"
 
+#include <libdeflate.h>
 #include <png.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 namespace gpufft {
@@ -367,6 +371,104 @@ bool write_header(PngContext* c, const PngFormat* f, int compression, png_uint_3
     return true;
 }
 
+// Whole images at the fast levels (1-4: every row filtered with Paeth, as write_header() sets
+// libpng up) skip libpng's row writer: the rows are filtered here and compressed in one call by
+// libdeflate, which at each of these levels is faster than zlib and makes smaller files (a 2048x2048
+// filtered colour image: zlib's level 4 1.682 MB in 134 ms, libdeflate's level 3 1.661 MB in 68 and
+// level 4 1.618 MB in 100; src/README.md, "The batch's encoding"). libpng still writes the
+// signature and every chunk before the image data (png_write_info), so chunk rules stay its own;
+// rows streamed a few at a time (write_rows), interlaced images, palettes, sub-byte samples and the
+// other levels keep libpng's writer.
+bool deflates_whole(const PngFormat& f, int compression) {
+    return compression >= 1 && compression <= 4 && (f.bit_depth == 8 || f.bit_depth == 16) &&
+           f.color_type != PNG_COLOR_TYPE_PALETTE && !f.interlaced;
+}
+
+// libdeflate's level for a fast level: the same number.
+int deflate_level(int compression) { return compression; }
+
+// The Paeth predictor (PNG, filter type 4) of a sample from its left, upper and upper-left
+// neighbours.
+inline int paeth(int a, int b, int c) {
+    const int pa = std::abs(b - c), pb = std::abs(a - c), pc = std::abs(a + b - 2 * c);
+    return (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
+}
+
+// One row filtered: `out` = `cur` less the predictor from it and the row above (`prev`), `bpp`
+// bytes a pixel. GCC's -O2 does not vectorise the loop (its cost model), and vectorised it takes a
+// sixth of the time (a 2048x2048 RGB image: 11-14 ms against 65).
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
+#endif
+void paeth_row(const unsigned char* cur, const unsigned char* prev, unsigned char* out, size_t stride, size_t bpp) {
+    for (size_t i = 0; i < bpp && i < stride; ++i) out[i] = static_cast<unsigned char>(cur[i] - paeth(0, prev[i], 0));
+    for (size_t i = bpp; i < stride; ++i) out[i] = static_cast<unsigned char>(cur[i] - paeth(cur[i - bpp], prev[i], prev[i - bpp]));
+}
+
+// The image data of a PNG: each row its filter byte (4, Paeth) then its filtered bytes, 16-bit
+// samples big-endian as the file stores them (the samples are in the machine's order).
+std::vector<unsigned char> paeth_rows(const Samples& s) {
+    const size_t stride = s.row_bytes();
+    const size_t bpp = static_cast<size_t>(s.channels) * static_cast<size_t>(s.depth / 8);
+    std::vector<unsigned char> out((stride + 1) * static_cast<size_t>(s.height));
+    std::vector<unsigned char> prev(stride, 0), cur(stride);
+    for (int y = 0; y < s.height; ++y) {
+        const unsigned char* raw = s.row(y);
+        if (s.depth == 16) {
+            for (size_t i = 0; i < stride; i += 2) {
+                uint16_t v;
+                std::memcpy(&v, raw + i, 2);
+                cur[i] = static_cast<unsigned char>(v >> 8);
+                cur[i + 1] = static_cast<unsigned char>(v & 0xff);
+            }
+        } else {
+            std::memcpy(cur.data(), raw, stride);
+        }
+        unsigned char* o = &out[(stride + 1) * static_cast<size_t>(y)];
+        *o = 4;
+        paeth_row(cur.data(), prev.data(), o + 1, stride, bpp);
+        std::swap(prev, cur);
+    }
+    return out;
+}
+
+// A chunk: its length, type, data and CRC (of the type and the data).
+bool write_chunk(FILE* file, const char* type, const unsigned char* data, size_t length) {
+    const unsigned char head[8] = {static_cast<unsigned char>(length >> 24), static_cast<unsigned char>(length >> 16),
+                                   static_cast<unsigned char>(length >> 8), static_cast<unsigned char>(length),
+                                   static_cast<unsigned char>(type[0]), static_cast<unsigned char>(type[1]),
+                                   static_cast<unsigned char>(type[2]), static_cast<unsigned char>(type[3])};
+    uLong crc = crc32(0L, head + 4, 4);
+    if (length > 0) crc = crc32_z(crc, data, length);
+    const unsigned char tail[4] = {static_cast<unsigned char>(crc >> 24), static_cast<unsigned char>(crc >> 16),
+                                   static_cast<unsigned char>(crc >> 8), static_cast<unsigned char>(crc)};
+    return std::fwrite(head, 1, 8, file) == 8 && (length == 0 || std::fwrite(data, 1, length, file) == length) &&
+           std::fwrite(tail, 1, 4, file) == 4;
+}
+
+// The image data of `s` as IDAT chunks, compressed at libdeflate's `level` (one compressor per
+// thread and level, reused). False on a write error.
+bool write_deflated(FILE* file, const Samples& s, int level) {
+    struct Free {
+        void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+    };
+    thread_local std::unique_ptr<libdeflate_compressor, Free> compressors[13];
+    auto& compressor = compressors[level];
+    if (!compressor) compressor.reset(libdeflate_alloc_compressor(level));
+    if (!compressor) throw std::bad_alloc();
+    const std::vector<unsigned char> rows = paeth_rows(s);
+    // Not zeroed: the pages past the compressed size are never touched, so they take no memory
+    // (a 2048x2048 RGB image: a 12.6 MB bound, 1.6 MB used).
+    const size_t bound = libdeflate_zlib_compress_bound(compressor.get(), rows.size());
+    const std::unique_ptr<unsigned char[]> z(new unsigned char[bound]);
+    const size_t size = libdeflate_zlib_compress(compressor.get(), rows.data(), rows.size(), z.get(), bound);
+    if (size == 0) throw std::logic_error("libdeflate: the bound did not hold");
+    const size_t chunk = size_t(1) << 20;  // IDAT chunks of 1 MiB
+    for (size_t at = 0; at < size; at += chunk)
+        if (!write_chunk(file, "IDAT", z.get() + at, std::min(chunk, size - at))) return false;
+    return true;
+}
+
 bool write_rows(PngContext* c, png_bytepp rows, png_uint_32 count) {
     if (setjmp(png_jmpbuf(c->png))) return false;
     png_write_rows(c->png, rows, count);
@@ -393,6 +495,8 @@ struct PngWriter::State {
     PngContext c;
     PngFormat format;
     Samples shape;
+    int compression = -1;
+    bool deflated = false;  // write_image() wrote the image data itself (deflates_whole())
     int next_row = 0;
     State(const std::string& p, bool overwrite) : path(p), file(p, overwrite) {}
     ~State() {
@@ -405,6 +509,7 @@ PngWriter::PngWriter(const std::string& path, int width, int height, const PngFo
                      int compression)
     : s_(std::make_unique<State>(path, overwrite)) {
     s_->format = format;
+    s_->compression = compression;
     s_->shape.width = width;
     s_->shape.height = height;
     s_->shape.channels = channels_of(format.color_type);
@@ -436,15 +541,30 @@ void PngWriter::write_image(const Samples& s) {
     if (s.channels != s_->shape.channels || s.depth != s_->shape.depth || s.width != s_->shape.width ||
         s.height != s_->shape.height || s.data.size() != s.row_bytes() * static_cast<size_t>(s.height) || s_->next_row != 0)
         throw std::invalid_argument("PngWriter::write_image: samples do not match the format");
-    std::vector<png_bytep> rows(static_cast<size_t>(s.height));
-    for (int y = 0; y < s.height; ++y) rows[static_cast<size_t>(y)] = const_cast<png_bytep>(s.row(y));
-    if (!gpufft::write_image(&s_->c, rows.data())) s_->fail();
+    if (deflates_whole(s_->format, s_->compression)) {
+        if (!write_deflated(s_->c.file, s, deflate_level(s_->compression))) {
+            std::snprintf(s_->c.message, sizeof s_->c.message, "write error");
+            s_->fail();
+        }
+        s_->deflated = true;
+    } else {
+        std::vector<png_bytep> rows(static_cast<size_t>(s.height));
+        for (int y = 0; y < s.height; ++y) rows[static_cast<size_t>(y)] = const_cast<png_bytep>(s.row(y));
+        if (!gpufft::write_image(&s_->c, rows.data())) s_->fail();
+    }
     s_->next_row = s.height;
 }
 
 void PngWriter::commit() {
     if (s_->next_row != s_->shape.height) throw std::logic_error("PngWriter::commit: rows missing");
-    if (!write_end(&s_->c)) s_->fail();
+    if (s_->deflated) {
+        if (!write_chunk(s_->c.file, "IEND", nullptr, 0)) {
+            std::snprintf(s_->c.message, sizeof s_->c.message, "write error");
+            s_->fail();
+        }
+    } else if (!write_end(&s_->c)) {
+        s_->fail();
+    }
     s_->file.commit();
 }
 

@@ -58,7 +58,8 @@ MemoryPlan plan_memory(int width, int height, int in_bytes, int out_bytes, const
                        const LengthModel& lengths, const MemoryLimits& limits) {
     MemoryPlan p;
     const long long pixels = static_cast<long long>(width) * height;
-    p.whole_bytes = pixels * (in_bytes + out_bytes + 16);
+    // Samples in, floats, samples out, and the encoder's filtered rows and compressed stream (png_io.cpp).
+    p.whole_bytes = pixels * (in_bytes + 3 * out_bytes + 16);
     p.max_fft_x = p.max_fft_y = limits.max_fft;
     if (p.whole_bytes <= limits.max_memory && (limits.max_pixels <= 0 || pixels <= limits.max_pixels)) return p;
 

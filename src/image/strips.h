@@ -20,7 +20,7 @@ namespace gpufft {
 struct MemoryPlan {
     bool strips = false;       ///< the whole image does not fit: tiles capped so that a strip does
     int max_fft_x = 0, max_fft_y = 0;  ///< the tiling's largest FFT per axis (the caller's max_fft if !strips)
-    long long whole_bytes = 0;  ///< held to filter the image whole: samples in and out, floats
+    long long whole_bytes = 0;  ///< held to filter the image whole: samples in and out, floats, the encoder's two copies
     long long strip_bytes = 0;  ///< held per strip (with strips): rows in and out, one tile's buffers
     AxisTiling y;               ///< the strips (with strips)
 };
