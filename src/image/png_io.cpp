@@ -384,9 +384,6 @@ bool deflates_whole(const PngFormat& f, int compression) {
            f.color_type != PNG_COLOR_TYPE_PALETTE && !f.interlaced;
 }
 
-// libdeflate's level for a fast level: the same number.
-int deflate_level(int compression) { return compression; }
-
 // The Paeth predictor (PNG, filter type 4) of a sample from its left, upper and upper-left
 // neighbours.
 inline int paeth(int a, int b, int c) {
@@ -406,28 +403,33 @@ void paeth_row(const unsigned char* cur, const unsigned char* prev, unsigned cha
 }
 
 // The image data of a PNG: each row its filter byte (4, Paeth) then its filtered bytes, 16-bit
-// samples big-endian as the file stores them (the samples are in the machine's order).
+// samples big-endian as the file stores them. 8-bit rows are filtered where they lie; 16-bit rows
+// (in the machine's order) are first copied big-endian into one of two row buffers, the other
+// holding the row above.
 std::vector<unsigned char> paeth_rows(const Samples& s) {
     const size_t stride = s.row_bytes();
     const size_t bpp = static_cast<size_t>(s.channels) * static_cast<size_t>(s.depth / 8);
     std::vector<unsigned char> out((stride + 1) * static_cast<size_t>(s.height));
-    std::vector<unsigned char> prev(stride, 0), cur(stride);
+    const std::vector<unsigned char> zeros(stride, 0);
+    std::vector<unsigned char> wide[2];
+    if (s.depth == 16) wide[0].resize(stride), wide[1].resize(stride);
+    const unsigned char* prev = zeros.data();
     for (int y = 0; y < s.height; ++y) {
-        const unsigned char* raw = s.row(y);
+        const unsigned char* cur = s.row(y);
         if (s.depth == 16) {
+            unsigned char* big = wide[y % 2].data();
             for (size_t i = 0; i < stride; i += 2) {
                 uint16_t v;
-                std::memcpy(&v, raw + i, 2);
-                cur[i] = static_cast<unsigned char>(v >> 8);
-                cur[i + 1] = static_cast<unsigned char>(v & 0xff);
+                std::memcpy(&v, cur + i, 2);
+                big[i] = static_cast<unsigned char>(v >> 8);
+                big[i + 1] = static_cast<unsigned char>(v & 0xff);
             }
-        } else {
-            std::memcpy(cur.data(), raw, stride);
+            cur = big;
         }
         unsigned char* o = &out[(stride + 1) * static_cast<size_t>(y)];
         *o = 4;
-        paeth_row(cur.data(), prev.data(), o + 1, stride, bpp);
-        std::swap(prev, cur);
+        paeth_row(cur, prev, o + 1, stride, bpp);
+        prev = cur;
     }
     return out;
 }
@@ -503,6 +505,11 @@ struct PngWriter::State {
         if (c.png) png_destroy_write_struct(&c.png, c.info ? &c.info : nullptr);
     }
     [[noreturn]] void fail() { throw Error(path + ": cannot write PNG: " + (c.message[0] ? c.message : "out of memory")); }
+    /// What our own chunk writes (write_deflated(), write_chunk()) fail with, as libpng's writes do.
+    [[noreturn]] void fail_writing() {
+        std::snprintf(c.message, sizeof c.message, "write error");
+        fail();
+    }
 };
 
 PngWriter::PngWriter(const std::string& path, int width, int height, const PngFormat& format, bool overwrite,
@@ -542,10 +549,7 @@ void PngWriter::write_image(const Samples& s) {
         s.height != s_->shape.height || s.data.size() != s.row_bytes() * static_cast<size_t>(s.height) || s_->next_row != 0)
         throw std::invalid_argument("PngWriter::write_image: samples do not match the format");
     if (deflates_whole(s_->format, s_->compression)) {
-        if (!write_deflated(s_->c.file, s, deflate_level(s_->compression))) {
-            std::snprintf(s_->c.message, sizeof s_->c.message, "write error");
-            s_->fail();
-        }
+        if (!write_deflated(s_->c.file, s, s_->compression)) s_->fail_writing();  // libdeflate's level: the same number
         s_->deflated = true;
     } else {
         std::vector<png_bytep> rows(static_cast<size_t>(s.height));
@@ -558,10 +562,7 @@ void PngWriter::write_image(const Samples& s) {
 void PngWriter::commit() {
     if (s_->next_row != s_->shape.height) throw std::logic_error("PngWriter::commit: rows missing");
     if (s_->deflated) {
-        if (!write_chunk(s_->c.file, "IEND", nullptr, 0)) {
-            std::snprintf(s_->c.message, sizeof s_->c.message, "write error");
-            s_->fail();
-        }
+        if (!write_chunk(s_->c.file, "IEND", nullptr, 0)) s_->fail_writing();
     } else if (!write_end(&s_->c)) {
         s_->fail();
     }
