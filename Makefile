@@ -173,7 +173,7 @@ $(FUZZ_OBJ)/%.o: %.cpp
 $(BIN)/fuzz/fuzz_%: test/fuzz/fuzz_%.cpp test/fuzz/targets.h $(FUZZ_LIBOBJ)
 	@mkdir -p $(@D)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc -Itest $(shell pkg-config --cflags libpng) $< $(FUZZ_LIBOBJ) \
-	    $(shell pkg-config --libs libpng zlib fftw3) -o $@
+	    $(shell pkg-config --libs libpng zlib libdeflate fftw3) -lfftw3_threads -lpthread -o $@
 
 $(BIN)/fuzz/make_corpus: test/fuzz/make_corpus.cpp test/fuzz/corpus.h test/png_fixture.h
 	@mkdir -p $(@D)

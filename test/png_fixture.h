@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -111,6 +112,35 @@ inline Bytes scanlines(const RawPng& p) {
     for (auto& q : pass)
         if (q[0] < p.width)  // a pass with no columns has no rows either
             for (int y = q[1]; y < p.height; y += q[3]) pack_row(p, y, q[0], q[2], raw);
+    return raw;
+}
+
+/// The scanlines of a non-interlaced image of 8 or 16 bits with row y filtered by type
+/// (y + first) % 5 (none, Sub, Up, Average, Paeth), as the specification defines them.
+inline Bytes filtered_scanlines(const RawPng& p, int first) {
+    const size_t bpp = static_cast<size_t>(p.channels() * p.depth / 8);
+    Bytes raw, prev, cur;
+    for (int y = 0; y < p.height; ++y) {
+        cur.clear();
+        pack_row(p, y, 0, 1, cur);
+        cur.erase(cur.begin());  // pack_row's filter byte
+        if (prev.empty()) prev.assign(cur.size(), 0);
+        const int type = (y + first) % 5;
+        raw.push_back(static_cast<uint8_t>(type));
+        for (size_t i = 0; i < cur.size(); ++i) {
+            const int a = i >= bpp ? cur[i - bpp] : 0, b = prev[i], c = i >= bpp ? prev[i - bpp] : 0;
+            int predictor = 0;
+            if (type == 1) predictor = a;
+            if (type == 2) predictor = b;
+            if (type == 3) predictor = (a + b) / 2;
+            if (type == 4) {
+                const int q = a + b - c, pa = std::abs(q - a), pb = std::abs(q - b), pc = std::abs(q - c);
+                predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+            }
+            raw.push_back(static_cast<uint8_t>(cur[i] - predictor));
+        }
+        prev = cur;
+    }
     return raw;
 }
 

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 
 using namespace gpufft;
 using fixture::RawPng;
@@ -783,14 +784,223 @@ TEST(fast_levels_write_whole_images_through_libdeflate) {
     write_png_samples(dir / "fast.png", noise, rgb, false, 3);
     write_png_samples(dir / "libpng.png", noise, rgb, false, 5);
     {
-        PngWriter w(dir / "streamed.png", 128, 128, rgb, false, 3);
+        PngWriter w(dir / "streamed.png", 128, 128, rgb, false, 5);
         w.write_rows(noise.data.data(), 128);
         w.commit();
     }
     EXPECT(idat_chunks(dir / "fast.png") == 1, "level 3, whole: ", idat_chunks(dir / "fast.png"), " IDAT chunks");
-    EXPECT(idat_chunks(dir / "libpng.png") > 1 && idat_chunks(dir / "streamed.png") > 1, "level 5 and rows streamed: ",
+    EXPECT(idat_chunks(dir / "libpng.png") > 1 && idat_chunks(dir / "streamed.png") > 1, "level 5, whole and streamed: ",
            idat_chunks(dir / "libpng.png"), " and ", idat_chunks(dir / "streamed.png"), " IDAT chunks");
-    EXPECT(read_png_samples(dir / "streamed.png").samples.data == noise.data, "rows streamed at level 3 differ");
+    EXPECT(read_png_samples(dir / "streamed.png").samples.data == noise.data, "rows streamed at level 5 differ");
+}
+
+namespace {
+
+/// The samples of `p` as PngReader gives them (8 bits, or 16 in the machine's order).
+std::vector<unsigned char> stored_samples(const RawPng& p) {
+    std::vector<unsigned char> out;
+    for (uint16_t v : p.samples) {
+        if (p.depth == 16) {
+            out.resize(out.size() + 2);
+            std::memcpy(&out[out.size() - 2], &v, 2);
+        } else {
+            out.push_back(static_cast<unsigned char>(v));
+        }
+    }
+    return out;
+}
+
+/// A PNG of `p` with rows filtered by every type in turn (fixture::filtered_scanlines), its data
+/// over three IDAT chunks, one of them empty, and a tEXt chunk after them.
+fixture::Bytes encode_filtered(const RawPng& p, int first_filter) {
+    fixture::Bytes out = fixture::signature();
+    fixture::chunk(out, "IHDR", fixture::ihdr(static_cast<uint32_t>(p.width), static_cast<uint32_t>(p.height), p.depth, p.color_type, false));
+    const fixture::Bytes z = fixture::zlib_compress(fixture::filtered_scanlines(p, first_filter));
+    const size_t half = z.size() / 2;
+    fixture::chunk(out, "IDAT", fixture::Bytes(z.begin(), z.begin() + static_cast<long>(half)));
+    fixture::chunk(out, "IDAT", {});
+    fixture::chunk(out, "IDAT", fixture::Bytes(z.begin() + static_cast<long>(half), z.end()));
+    fixture::chunk(out, "tEXt", {'C', 'o', 'm', 'm', 'e', 'n', 't', 0, 'h', 'i'});
+    fixture::chunk(out, "IEND", {});
+    return out;
+}
+
+/// The file's rows through libpng's row reader (PngReader::read_rows, which no other decoder
+/// takes), or its error.
+std::string rows_by_libpng(const std::string& path, std::vector<unsigned char>* rows) {
+    try {
+        PngReader r(path, {});
+        Samples s;
+        s.resize(r.width(), r.height(), r.channels(), r.depth());
+        r.read_rows(s.data.data(), r.height());
+        *rows = s.data;
+        return "";
+    } catch (const Error& e) {
+        return e.what();
+    }
+}
+
+}  // namespace
+
+TEST(whole_images_inflate_and_unfilter_as_libpng_reads_them) {
+    // A whole image, not interlaced, 8 or 16 bits, no palette or tRNS, is inflated by libdeflate
+    // and unfiltered by our own loops (png_io.cpp, inflate_whole). Every kind it takes, rows under
+    // every filter type (from an independent encoder), samples of noise, ramps and runs (so that
+    // Paeth takes each neighbour and meets ties), give the samples written and libpng's rows.
+    TempDir dir;
+    std::mt19937 rng(5);
+    const int kinds[][2] = {{0, 8}, {0, 16}, {4, 8}, {4, 16}, {2, 8}, {2, 16}, {6, 8}, {6, 16}};
+    const int sizes[][2] = {{1, 1}, {1, 7}, {6, 1}, {5, 3}, {37, 11}, {64, 33}};
+    int first = 0;
+    for (const auto& kind : kinds)
+        for (const auto& size : sizes) {
+            RawPng p = fixture::random_png(size[0], size[1], kind[0], kind[1], false, false, rng());
+            const unsigned max = (1u << p.depth) - 1;
+            for (size_t i = 0; i < p.samples.size(); ++i) {
+                const unsigned pick = (static_cast<unsigned>(i) / 7 + static_cast<unsigned>(i) / 97) % 3;
+                if (pick == 1) p.samples[i] = static_cast<uint16_t>((i * 13) & max);
+                if (pick == 2) p.samples[i] = static_cast<uint16_t>(max / 3);
+            }
+            const std::string path = dir / "f.png", name = std::to_string(p.color_type) + "/" + std::to_string(p.depth) + " " +
+                                                           std::to_string(p.width) + "x" + std::to_string(p.height);
+            fixture::write_file(path, encode_filtered(p, first++ % 5));
+            PngReader whole(path, {});
+            const PngSamples got = whole.read_image();
+            std::vector<unsigned char> rows;
+            const std::string problem = rows_by_libpng(path, &rows);
+            EXPECT(std::string(whole.decoder()) == "libdeflate", name, ": decoded by ", whole.decoder());
+            EXPECT(got.samples.data == stored_samples(p), name, ": samples differ from those written");
+            EXPECT(problem.empty() && rows == got.samples.data, name, ": libpng's rows differ ", problem);
+        }
+
+    // What the path does not take reads through libpng, as before: tRNS, palettes, sub-byte
+    // samples, Adam7.
+    const int others[][4] = {{2, 8, 0, 1}, {0, 16, 0, 1}, {3, 8, 0, 0}, {0, 4, 0, 0}, {2, 8, 1, 0}};
+    for (const auto& o : others) {
+        const RawPng p = fixture::random_png(9, 7, o[0], o[1], o[2] != 0, o[3] != 0, rng());
+        fixture::write_file(dir / "o.png", fixture::encode(p));
+        PngReader r(dir / "o.png", {});
+        r.read_image();
+        EXPECT(std::string(r.decoder()) == "libpng", "colour type ", o[0], ", ", o[1], " bits: decoded by ", r.decoder());
+    }
+
+    // Files not plainly right are read again by libpng, whose word stands: the same error as its
+    // row reader gives, or (data past the image, which it tolerates) the same samples.
+    const RawPng p = fixture::random_png(23, 9, 2, 8, false, false, 3);
+    const fixture::Bytes good = encode_filtered(p, 2);
+    auto with_idat = [&](const fixture::Bytes& data, bool end) {
+        fixture::Bytes b = fixture::signature();
+        fixture::chunk(b, "IHDR", fixture::ihdr(23, 9, 8, 2, false));
+        fixture::chunk(b, "IDAT", data);
+        if (end) fixture::chunk(b, "IEND", {});
+        return b;
+    };
+    fixture::Bytes scan = fixture::filtered_scanlines(p, 2);
+    fixture::Bytes bad_filter = scan;
+    bad_filter[3 * (23 * 3 + 1)] = 5;
+    fixture::Bytes longer = scan;
+    longer.insert(longer.end(), 40, 7);
+    fixture::Bytes adler = fixture::zlib_compress(scan);
+    adler.back() ^= 1;
+    fixture::Bytes critical = with_idat(fixture::zlib_compress(scan), false);
+    fixture::chunk(critical, "PLTE", {1, 2, 3});  // a critical chunk out of place
+    fixture::chunk(critical, "IEND", {});
+    fixture::Bytes crc = good;
+    crc[8 + 25 + 8 + 2] ^= 0x10;  // inside the first IDAT's data
+    std::map<std::string, fixture::Bytes> cases = {
+        {"bad filter type", with_idat(fixture::zlib_compress(bad_filter), true)},
+        {"short stream", with_idat(fixture::zlib_compress(fixture::Bytes(scan.begin(), scan.end() - 30)), true)},
+        {"data past the image", with_idat(fixture::zlib_compress(longer), true)},
+        {"Adler-32", with_idat(adler, true)},
+        {"no IEND", with_idat(fixture::zlib_compress(scan), false)},
+        {"IDAT's CRC", crc},
+        {"PLTE after the data", critical},
+        {"truncated in IDAT", fixture::Bytes(good.begin(), good.begin() + 8 + 25 + 8 + 20)},
+    };
+    const std::set<std::string> tolerated = {"data past the image", "PLTE after the data"};  // by libpng
+    for (const auto& [what, bytes] : cases) {
+        fixture::write_file(dir / "bad.png", bytes);
+        std::string whole_problem;
+        PngSamples got;
+        std::string decoder;
+        try {
+            PngReader r(dir / "bad.png", {});
+            got = r.read_image();
+            decoder = r.decoder();
+        } catch (const Error& e) {
+            whole_problem = e.what();
+        }
+        std::vector<unsigned char> rows;
+        const std::string problem = rows_by_libpng(dir / "bad.png", &rows);
+        EXPECT(whole_problem == problem, what, ": whole '", whole_problem, "', libpng's rows '", problem, "'");
+        EXPECT(tolerated.count(what) ? problem.empty() && rows == got.samples.data && decoder == "libpng" : !problem.empty(),
+               what, ": libpng's rows say '", problem, "', the whole image decoded by '", decoder, "'");
+    }
+    // From memory too.
+    const PngImage from_memory = read_png_memory(good.data(), good.size(), "memory");
+    EXPECT(from_memory.image.width == 23 && from_memory.image.at(22, 8)[2] == p.sample(22, 8, 2) / 255.0f, "from memory");
+}
+
+namespace {
+
+/// The sync-flush markers (an empty stored block: 00 00 ff ff) in a PNG's image data.
+int sync_markers(const std::string& path) {
+    const std::string b = test::read_bytes(path);
+    auto byte = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(b[i])); };
+    std::string data;
+    for (size_t at = 8; at + 12 <= b.size();) {
+        const size_t length = (byte(at) << 24) | (byte(at + 1) << 16) | (byte(at + 2) << 8) | byte(at + 3);
+        if (std::memcmp(&b[at + 4], "IDAT", 4) == 0) data += b.substr(at + 8, length);
+        at += 12 + length;
+    }
+    int count = 0;
+    for (size_t i = 0; (i = data.find(std::string("\x00\x00\xff\xff", 4), i)) != std::string::npos; ++i) ++count;
+    return count;
+}
+
+}  // namespace
+
+TEST(streamed_rows_deflate_in_parallel_parts) {
+    // Rows written a few at a time at the fast levels go to one zlib stream compressed in parts of
+    // 1 MiB on every core (png_io.cpp, StreamDeflate). libpng's reader (zlib) reads back the
+    // samples; the file is the same however the rows arrive; the parts are there (a sync flush
+    // between each two).
+    TempDir dir;
+    std::mt19937 rng(17);
+    struct Case {
+        int color_type, depth, width, height, level, parts;
+    };
+    const Case cases[] = {{2, 8, 700, 600, 4, 2}, {4, 16, 700, 600, 1, 2}, {6, 16, 512, 700, 3, 3}, {0, 8, 33, 17, 2, 1}};
+    for (const Case& c : cases) {
+        PngFormat f;
+        f.color_type = c.color_type;
+        f.bit_depth = c.depth;
+        Samples s;
+        s.resize(c.width, c.height, channels_of(c.color_type), c.depth);
+        for (size_t i = 0; i < s.data.size(); ++i)
+            s.data[i] = static_cast<unsigned char>((i / 4096) % 2 ? rng() : (i % 251) * (i / 65536 + 1));
+        const std::string name = std::to_string(c.color_type) + "/" + std::to_string(c.depth) + " " + std::to_string(c.width) +
+                                 "x" + std::to_string(c.height) + " level " + std::to_string(c.level);
+        {
+            PngWriter w(dir / "one.png", c.width, c.height, f, true, c.level);
+            w.write_rows(s.data.data(), c.height);
+            w.commit();
+        }
+        {
+            PngWriter w(dir / "many.png", c.width, c.height, f, true, c.level);
+            for (int y = 0, n = 1; y < c.height; y += n, n = std::min(n * 7, 97)) {  // 1, 7, 49, 97, 97...
+                n = std::min(n, c.height - y);
+                w.write_rows(s.row(y), n);
+            }
+            w.commit();
+        }
+        std::vector<unsigned char> rows;
+        const std::string problem = rows_by_libpng(dir / "many.png", &rows);
+        EXPECT(problem.empty() && rows == s.data, name, ": libpng reads back other samples ", problem);
+        EXPECT(test::read_bytes(dir / "one.png") == test::read_bytes(dir / "many.png"), name, ": the file depends on how rows came");
+        EXPECT(sync_markers(dir / "one.png") >= c.parts - 1, name, ": ", sync_markers(dir / "one.png"), " sync flushes for ",
+               c.parts, " parts");
+    }
 }
 
 TEST(threads_compression_and_backends_change_no_pixel) {

@@ -77,8 +77,13 @@ public:
     /// file's end is read and checked too. Throws gpufft::Error "<path>: <problem>" on corrupt or
     /// truncated data.
     void read_rows(unsigned char* dst, int count);
-    /// The whole image (interlaced or not), before any row was read.
+    /// The whole image (interlaced or not), before any row was read. Not interlaced, 8 or 16 bits,
+    /// not palette and without tRNS, it is inflated by libdeflate and unfiltered here; anything
+    /// there not plainly right (a CRC, the stream, a filter type, a chunk) reads it again through
+    /// libpng, whose errors and tolerances stand.
     PngSamples read_image();
+    /// Who decoded the image data: "libdeflate" where read_image() took that path, else "libpng".
+    const char* decoder() const;
 
 private:
     struct State;

@@ -36,6 +36,32 @@ inline void check_message(const gpufft::Error& e, const std::string& name) {
     }
 }
 
+/// The whole image's reader (read_image, which inflates with libdeflate where it can) against
+/// libpng's row reader (read_rows): the same samples, or the same error.
+inline void whole_as_rows(const uint8_t* data, size_t size, const std::string& name, const gpufft::PngLimits& limits) {
+    std::string whole_error, rows_error;
+    gpufft::Samples whole, rows;
+    try {
+        gpufft::PngReader r(data, size, name, limits);
+        if (r.format().interlaced) return;  // read whole only
+        whole = r.read_image().samples;
+    } catch (const gpufft::Error& e) {
+        whole_error = e.what();
+    }
+    try {
+        gpufft::PngReader r(data, size, name, limits);
+        rows.resize(r.width(), r.height(), r.channels(), r.depth());
+        r.read_rows(rows.data.data(), r.height());
+    } catch (const gpufft::Error& e) {
+        rows_error = e.what();
+    }
+    if (whole_error != rows_error || (whole_error.empty() && whole.data != rows.data)) {
+        std::fprintf(stderr, "fuzz: the whole image and libpng's rows differ: '%s' against '%s'\n", whole_error.c_str(),
+                     rows_error.c_str());
+        std::abort();
+    }
+}
+
 /// PNG bytes: read with a pixel limit small enough that libFuzzer's memory limit is never the
 /// finding (a 4 MiB-pixel image is 64 MiB of float RGBA).
 inline int png(const uint8_t* data, size_t size) {
@@ -57,8 +83,10 @@ inline int png(const uint8_t* data, size_t size) {
     } catch (const gpufft::Error& e) {
         check_message(e, name);
     }
+    whole_as_rows(data, size, name, limits);
     return 0;
 }
+
 
 /// A kernel spec (the bytes as text). Specs naming files are skipped: the target parses, it does
 /// not roam the file system. Kernels are limited to 257 pixels a side.
