@@ -16,6 +16,8 @@ StageTimes& StageTimes::operator+=(const StageTimes& o) {
     download += o.download;
     encode += o.encode;
     setup += o.setup;
+    stream_decode += o.stream_decode;
+    stream_encode += o.stream_encode;
     worker_wait += o.worker_wait;
     gpu_thread_wait += o.gpu_thread_wait;
     return *this;

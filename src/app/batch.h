@@ -17,6 +17,9 @@ namespace gpufft {
 struct StageTimes {
     double decode = 0, cpu_filter = 0, upload = 0, gpu = 0, download = 0, encode = 0;
     double setup = 0;  ///< GL thread: transforms, programs and kernel spectra made on first use
+    /// Of decode and encode, what streamed files spent on their own decoding and encoding threads
+    /// (one each, one such file at a time), not on the workers.
+    double stream_decode = 0, stream_encode = 0;
     double worker_wait = 0, gpu_thread_wait = 0;  ///< batch totals only: idle time per side
     StageTimes& operator+=(const StageTimes& o);
 };

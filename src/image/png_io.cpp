@@ -246,6 +246,26 @@ void unfilter_row(int filter, unsigned char* row, const unsigned char* prev, siz
     }
 }
 
+void unfilter(int filter, unsigned char* row, const unsigned char* prev, size_t stride, size_t bpp) {
+    switch (bpp) {
+        case 1: unfilter_row<1>(filter, row, prev, stride); break;
+        case 2: unfilter_row<2>(filter, row, prev, stride); break;
+        case 3: unfilter_row<3>(filter, row, prev, stride); break;
+        case 4: unfilter_row<4>(filter, row, prev, stride); break;
+        case 6: unfilter_row<6>(filter, row, prev, stride); break;
+        default: unfilter_row<8>(filter, row, prev, stride); break;
+    }
+}
+
+// 16-bit samples from the file's order (big-endian) to the machine's, `bytes` of them.
+void swap_samples(const unsigned char* from, unsigned char* to, size_t bytes) {
+    for (size_t i = 0; i < bytes; i += 2) {
+        const unsigned char high = from[i];
+        to[i] = from[i + 1];
+        to[i + 1] = high;
+    }
+}
+
 // The image data after png_read_info() (which stops inside the first IDAT chunk, its head read)
 // into `s` (sized by the caller): every chunk's CRC up to IEND checked, the stream inflated to
 // exactly the rows' size, its Adler-32 checked, the rows unfiltered, 16-bit samples to the
@@ -294,21 +314,127 @@ bool inflate_whole(FILE* file, Samples& s) {
         const int filter = row[y];
         if (filter > 4) return false;
         std::memmove(row, row + y + 1, stride);
-        const unsigned char* prev = y ? row - stride : zeros.data();
-        switch (bpp) {
-            case 1: unfilter_row<1>(filter, row, prev, stride); break;
-            case 2: unfilter_row<2>(filter, row, prev, stride); break;
-            case 3: unfilter_row<3>(filter, row, prev, stride); break;
-            case 4: unfilter_row<4>(filter, row, prev, stride); break;
-            case 6: unfilter_row<6>(filter, row, prev, stride); break;
-            default: unfilter_row<8>(filter, row, prev, stride); break;
-        }
+        unfilter(filter, row, y ? row - stride : zeros.data(), stride, bpp);
     }
     s.data.resize(stride * height);
-    if (s.depth == 16)
-        for (size_t i = 0; i < s.data.size(); i += 2) std::swap(s.data[i], s.data[i + 1]);
+    if (s.depth == 16) swap_samples(s.data.data(), s.data.data(), s.data.size());
     return true;
 }
+
+// Rows of the image data read a few at a time (PngReader::read_rows, for images streamed by
+// rows), where inflate_whole() cannot hold the stream: zlib inflates from the IDAT chunks as they
+// are read (each CRC checked at its end, as libpng does), our loops unfilter. Any call returns
+// false on anything not plainly right, and the caller reads on through libpng.
+class StreamInflate {
+public:
+    StreamInflate(FILE* file, int width, int channels, int depth)
+        : file_(file), stride_(static_cast<size_t>(width) * static_cast<size_t>(channels) * static_cast<size_t>(depth / 8)),
+          bpp_(static_cast<size_t>(channels) * static_cast<size_t>(depth / 8)), wide_(depth == 16), rows_{std::vector<unsigned char>(stride_ + 1, 0), std::vector<unsigned char>(stride_ + 1, 0)}, in_(size_t(1) << 16) {}
+    ~StreamInflate() {
+        if (open_) inflateEnd(&z_);
+    }
+    /// After png_read_info(): the first IDAT's head again.
+    bool start() {
+        const long at = std::ftell(file_);
+        if (at < 16 || std::fseek(file_, at - 8, SEEK_SET) != 0 || !next_chunk() || !is_idat_) return false;
+        if (inflateInit(&z_) != Z_OK) throw std::bad_alloc();
+        open_ = true;
+        return true;
+    }
+    /// The next `count` rows into `dst`, in the machine's order.
+    bool read(unsigned char* dst, int count) {
+        for (int y = 0; y < count; ++y, dst += stride_) {
+            std::vector<unsigned char>& row = rows_[row_ % 2];
+            const std::vector<unsigned char>& above = rows_[(row_ + 1) % 2];
+            z_.next_out = row.data();
+            z_.avail_out = static_cast<uInt>(stride_ + 1);
+            while (z_.avail_out > 0) {
+                if (ended_ || (z_.avail_in == 0 && !fill())) return false;
+                const int rc = inflate(&z_, Z_NO_FLUSH);
+                if (rc == Z_STREAM_END) ended_ = true;
+                else if (rc != Z_OK) return false;
+            }
+            if (row[0] > 4) return false;
+            unfilter(row[0], row.data() + 1, above.data() + 1, stride_, bpp_);
+            if (wide_) swap_samples(row.data() + 1, dst, stride_);
+            else std::memcpy(dst, row.data() + 1, stride_);
+            ++row_;
+        }
+        return true;
+    }
+    /// After the last row: the stream's end (its Adler-32 checked) with no data past it, the last
+    /// IDAT's CRC, and the chunks after it up to IEND (ancillary only, each CRC checked).
+    bool finish() {
+        while (!ended_) {
+            unsigned char extra;
+            z_.next_out = &extra;
+            z_.avail_out = 1;
+            if (z_.avail_in == 0 && !fill()) return false;
+            const int rc = inflate(&z_, Z_NO_FLUSH);
+            if (z_.avail_out == 0 || (rc != Z_OK && rc != Z_STREAM_END)) return false;
+            ended_ = rc == Z_STREAM_END;
+        }
+        if (z_.avail_in != 0) return false;
+        while (is_idat_) {  // the rest of the IDATs must be empty
+            if (left_ != 0 || !next_chunk() || (is_idat_ && left_ != 0)) return false;
+        }
+        for (;;) {
+            const bool end = std::memcmp(type_, "IEND", 4) == 0;
+            if (!end && (type_[0] & 0x20) == 0) return false;
+            while (left_ > 0)
+                if (!take()) return false;
+            if (end) return crc_checked();
+            if (!next_chunk()) return false;
+        }
+    }
+
+private:
+    // The current chunk's CRC, after its data.
+    bool crc_checked() {
+        unsigned char tail[4];
+        return std::fread(tail, 1, 4, file_) == 4 && big_endian32(tail) == crc_;
+    }
+    // The current chunk's CRC checked, then the next chunk's head read.
+    bool next_chunk() {
+        if (started_ && !crc_checked()) return false;
+        started_ = true;
+        unsigned char head[8];
+        if (std::fread(head, 1, 8, file_) != 8) return false;
+        left_ = big_endian32(head);
+        if (left_ > 0x7fffffffu) return false;
+        std::memcpy(type_, head + 4, 4);
+        is_idat_ = std::memcmp(type_, "IDAT", 4) == 0;
+        crc_ = static_cast<uint32_t>(crc32(0, head + 4, 4));
+        return true;
+    }
+    // Up to 64 KiB more of the current chunk's data into in_, its CRC updated.
+    bool take() {
+        const size_t n = std::min<size_t>(left_, in_.size());
+        if (std::fread(in_.data(), 1, n, file_) != n) return false;
+        crc_ = static_cast<uint32_t>(crc32_z(crc_, in_.data(), n));
+        left_ -= static_cast<uint32_t>(n);
+        z_.next_in = in_.data();
+        z_.avail_in = static_cast<uInt>(n);
+        return true;
+    }
+    // More compressed data: the current IDAT's, or the next IDAT's.
+    bool fill() {
+        while (left_ == 0)
+            if (!next_chunk() || !is_idat_) return false;
+        return take();
+    }
+
+    FILE* file_;
+    size_t stride_, bpp_;
+    bool wide_;
+    std::vector<unsigned char> rows_[2];  // a row with its filter byte, and the row above (as stored)
+    std::vector<unsigned char> in_;
+    z_stream z_{};
+    bool open_ = false, ended_ = false, started_ = false, is_idat_ = false;
+    unsigned char type_[4] = {0, 0, 0, 0};
+    uint32_t left_ = 0, crc_ = 0;
+    size_t row_ = 0;
+};
 
 [[noreturn]] void fail(const std::string& path, const std::string& problem) { throw Error(path + ": " + problem); }
 
@@ -336,7 +462,9 @@ struct PngReader::State {
     PngLimits limits;
     int passes = 1;
     int next_row = 0;
-    bool inflated = false;  // read_image() took inflate_whole()
+    const char* decoder = "libpng";
+    bool libpng_only = false;               // after a file not plainly right: libpng's word
+    std::unique_ptr<StreamInflate> stream;  // read_rows() where inflates_whole()
     void destroy_png() {
         if (c.png) png_destroy_read_struct(&c.png, c.info ? &c.info : nullptr, nullptr);
         c.png = nullptr;
@@ -413,11 +541,42 @@ int PngReader::height() const { return s_->shape.height; }
 int PngReader::channels() const { return s_->shape.channels; }
 int PngReader::depth() const { return s_->shape.depth; }
 size_t PngReader::row_bytes() const { return s_->shape.row_bytes(); }
-const char* PngReader::decoder() const { return s_->inflated ? "libdeflate" : "libpng"; }
+const char* PngReader::decoder() const { return s_->decoder; }
+
+void PngReader::use_libpng() {
+    if (s_->next_row != 0) throw std::logic_error("PngReader::use_libpng: rows already read");
+    s_->libpng_only = true;
+}
+
+void PngReader::restart_libpng() {
+    s_->stream.reset();
+    s_->destroy_png();
+    if (std::fseek(s_->c.file, 0, SEEK_SET) != 0) fail(s_->name, std::string("cannot read: ") + std::strerror(errno));
+    start(s_->limits);
+    s_->libpng_only = true;
+    s_->decoder = "libpng";
+}
 
 void PngReader::read_rows(unsigned char* dst, int count) {
     if (s_->format.interlaced) throw std::logic_error("PngReader::read_rows: an interlaced image is read whole");
     if (count < 0 || s_->next_row + count > height()) throw std::logic_error("PngReader::read_rows: past the last row");
+    if (!s_->libpng_only && inflates_whole(s_->format)) {
+        if (s_->next_row == 0) {
+            s_->stream = std::make_unique<StreamInflate>(s_->c.file, width(), channels(), depth());
+            s_->decoder = "zlib";
+        }
+        StreamInflate& z = *s_->stream;
+        if ((s_->next_row > 0 || z.start()) && z.read(dst, count) && (s_->next_row + count < height() || z.finish())) {
+            s_->next_row += count;
+            return;
+        }
+        // Something not plainly right: libpng reads the file again, from its start, to this call's
+        // first row, and has the last word on the rest.
+        restart_libpng();
+        std::vector<unsigned char> skip(row_bytes());
+        for (int y = 0; y < s_->next_row; ++y)
+            if (!read_row(&s_->c, skip.data())) fail(s_->name, libpng_problem(s_->c));
+    }
     PngContext& c = s_->c;
     for (int i = 0; i < count; ++i, dst += row_bytes())
         if (!read_row(&c, dst)) fail(s_->name, libpng_problem(c));
@@ -430,19 +589,17 @@ PngSamples PngReader::read_image() {
     PngSamples out;
     out.format = s_->format;
     Samples& s = out.samples;
-    const bool whole = s_->passes == 1 && inflates_whole(s_->format);
+    const bool whole = s_->passes == 1 && inflates_whole(s_->format) && !s_->libpng_only;
     if (whole) s.data.reserve((row_bytes() + 1) * static_cast<size_t>(height()));  // inflate_whole()'s rows with filter bytes
     s.resize(width(), height(), channels(), depth());
     if (whole) {
         if (inflate_whole(s_->c.file, s)) {
             s_->next_row = height();
-            s_->inflated = true;
+            s_->decoder = "libdeflate";
             return out;
         }
         // Something not plainly right: libpng reads the file from its start and has the last word.
-        s_->destroy_png();
-        if (std::fseek(s_->c.file, 0, SEEK_SET) != 0) fail(s_->name, std::string("cannot read: ") + std::strerror(errno));
-        start(s_->limits);
+        restart_libpng();
         s.resize(width(), height(), channels(), depth());
     }
     if (s_->passes == 1) {
@@ -729,83 +886,88 @@ private:
 };
 
 // The image data of rows streamed a few at a time (PngWriter::write_rows at the fast levels), as
-// one zlib stream whose parts are compressed in parallel, as pigz does: each 1 MiB of filtered rows
-// is a raw deflate stream of its own on a CompressorPool thread, primed with the 32 KiB before it
-// as its dictionary and ended by a sync flush (an empty stored block, so the next part starts on a
-// byte), the last one by the stream's end; their Adler-32s are combined. The parts depend on the
-// bytes alone, not on how rows arrive or on the number of threads, so the file does too. One
-// stream costs zlib's level's speed on one core (libpng's writer: 103 of 138 s of a 65536x65536
-// image on a 16-core machine); parts run on every core.
+// one zlib stream whose parts are compressed in parallel, as pigz does: the filtered rows are cut
+// into parts after the row that reaches 1 MiB, each a raw deflate stream of its own on a
+// CompressorPool thread, primed with the 32 KiB before it as its dictionary and ended by a sync
+// flush (an empty stored block, so the next part starts on a byte), the last one by the stream's
+// end; their Adler-32s are combined. The parts depend on the rows alone, not on how they arrive or
+// on the number of threads, so the file does too. Parts in flight are at most one a thread and one
+// more, each written in turn once compressed: about 2 MiB a thread (1 MiB in, at most that out).
+// One stream costs zlib's level's speed on one core (libpng's writer: 103 of 138 s of a
+// 65536x65536 image on a 16-core machine); parts run on every core.
 class StreamDeflate {
 public:
     static constexpr size_t kPart = size_t(1) << 20, kWindow = size_t(32) << 10;
 
     StreamDeflate(FILE* file, int width, int channels, int depth, int level)
-        : file_(file), level_(level), rows_(width, channels, depth) {
+        : file_(file), level_(level), stride_(static_cast<size_t>(width) * static_cast<size_t>(channels) * static_cast<size_t>(depth / 8)),
+          rows_(width, channels, depth), in_flight_(std::max(1u, std::thread::hardware_concurrency()) + size_t(1)) {
         // zlib's header: deflate with a 32 KiB window, the level's class (FLEVEL) as zlib sets it.
         const unsigned cmf = 0x78, flevel = level == 1 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
         unsigned flg = flevel << 6;
         flg += 31 - (cmf * 256 + flg) % 31;
         out_ = {static_cast<unsigned char>(cmf), static_cast<unsigned char>(flg)};
     }
-    /// `count` rows: filtered, then every whole part compressed and written. False on a write error.
+    ~StreamDeflate() {
+        for (const auto& p : parts_) p->done.wait();  // (the jobs write into the parts)
+    }
+    /// `count` rows, filtered; each whole part sent to be compressed, the oldest written as the
+    /// parts in flight reach their bound. False on a write error.
     bool write(const unsigned char* rows, int count) {
-        rows_.append(rows, count, pending_);
-        return compress(false);
+        for (int y = 0; y < count; ++y) {
+            rows_.append(rows + stride_ * static_cast<size_t>(y), 1, pending_);
+            if (pending_.size() - window_ >= kPart && !submit(false)) return false;
+        }
+        return true;
     }
     /// The rest, the stream's end and the Adler-32, written. False on a write error.
     bool finish() {
-        if (!compress(true)) return false;
+        if (!submit(true)) return false;
+        while (!parts_.empty())
+            if (!write_oldest()) return false;
         for (int s = 24; s >= 0; s -= 8) out_.push_back(static_cast<unsigned char>(adler_ >> s));
         return flush(true);
     }
 
 private:
     struct Part {
+        std::vector<unsigned char> input;    // its dictionary (`window` bytes), then its bytes
+        size_t window = 0;
         std::unique_ptr<unsigned char[]> z;  // not zeroed: pages past the compressed size stay untouched
         size_t z_size = 0;
         uLong adler = 1;
-        size_t length = 0;
         std::future<void> done;
     };
 
-    // pending_ holds [the 32 KiB before start_ | bytes from start_ not yet compressed]. Parts go in
-    // waves of one a pool thread, each wave written before the next starts, so that compressed
-    // parts in memory stay a few MiB whatever the strip.
-    bool compress(bool last) {
-        const size_t wave = std::max(1u, std::thread::hardware_concurrency());
-        bool ok = true;
-        for (bool first = true;; first = false) {
-            std::deque<Part> parts;  // (references stay where they are as it grows)
-            while (parts.size() < wave &&
-                   (pending_.size() - start_ >= kPart || (last && (start_ < pending_.size() || (first && parts.empty()))))) {
-                const size_t length = std::min(kPart, pending_.size() - start_);
-                const bool end = last && start_ + length == pending_.size();
-                const size_t window = std::min(start_, kWindow);
-                parts.emplace_back();
-                Part& p = parts.back();
-                p.length = length;
-                const unsigned char* data = pending_.data() + start_;
-                p.done = CompressorPool::get().run([&p, data, length, window, end, level = level_] {
-                    p.z_size = deflate_part(data, length, window, end, level, p.z);
-                    p.adler = adler32_z(1, data, length);
-                });
-                start_ += length;
-            }
-            if (parts.empty()) break;
-            for (Part& p : parts) p.done.wait();  // (every job done before `parts` goes)
-            for (Part& p : parts) {
-                p.done.get();
-                adler_ = adler32_combine(adler_, p.adler, static_cast<z_off_t>(p.length));
-                out_.insert(out_.end(), p.z.get(), p.z.get() + p.z_size);
-                ok = ok && flush(false);
-            }
-        }
-        // Keep the last 32 KiB before start_ (the next part's dictionary) and what follows it.
-        const size_t keep = std::min(start_, kWindow);
-        pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(start_ - keep));
-        start_ = keep;
-        return ok;
+    // pending_ (the next part's dictionary, window_ bytes, then its bytes) sent to the pool.
+    bool submit(bool end) {
+        while (parts_.size() >= in_flight_)
+            if (!write_oldest()) return false;
+        auto part = std::make_unique<Part>();
+        Part* p = part.get();
+        p->window = window_;
+        p->input = std::move(pending_);
+        const size_t keep = std::min(kWindow, p->input.size() - p->window);
+        pending_.assign(p->input.end() - static_cast<long>(keep), p->input.end());
+        window_ = keep;
+        p->done = CompressorPool::get().run([p, end, level = level_] {
+            const unsigned char* data = p->input.data() + p->window;
+            const size_t length = p->input.size() - p->window;
+            p->z_size = deflate_part(data, length, p->window, end, level, p->z);
+            p->adler = adler32_z(1, data, length);
+        });
+        parts_.push_back(std::move(part));
+        return true;
+    }
+
+    // The oldest part, once compressed, into the stream.
+    bool write_oldest() {
+        Part& p = *parts_.front();
+        p.done.get();
+        adler_ = adler32_combine(adler_, p.adler, static_cast<z_off_t>(p.input.size() - p.window));
+        out_.insert(out_.end(), p.z.get(), p.z.get() + p.z_size);
+        parts_.pop_front();
+        return flush(false);
     }
 
     // One part as raw deflate into `z` (its size returned), its dictionary the `window` bytes
@@ -858,9 +1020,12 @@ private:
 
     FILE* file_;
     int level_;
+    size_t stride_;
     PaethRows rows_;
+    size_t in_flight_;
+    std::deque<std::unique_ptr<Part>> parts_;
     std::vector<unsigned char> pending_, out_;
-    size_t start_ = 0;
+    size_t window_ = 0;
     uLong adler_ = 1;
 };
 

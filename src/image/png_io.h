@@ -82,12 +82,17 @@ public:
     /// there not plainly right (a CRC, the stream, a filter type, a chunk) reads it again through
     /// libpng, whose errors and tolerances stand.
     PngSamples read_image();
-    /// Who decoded the image data: "libdeflate" where read_image() took that path, else "libpng".
+    /// Who decoded the image data: "libdeflate" (read_image() inflating the whole stream), "zlib"
+    /// (read_rows() inflating as it goes; both unfiltering here, for images read_image() would
+    /// inflate whole) or "libpng" (every other image, and any file not plainly right).
     const char* decoder() const;
+    /// Every row through libpng, before any is read (tests compare the other decoders with it).
+    void use_libpng();
 
 private:
     struct State;
     void start(const PngLimits& limits);
+    void restart_libpng();
     std::unique_ptr<State> s_;
 };
 

@@ -28,11 +28,10 @@ constexpr long long kTileBytesPerPixel = 48;
 long long strip_bytes(const AxisTiling& x, const AxisTiling& y, int width, int in_bytes, int out_bytes) {
     const long long in_row = static_cast<long long>(width) * in_bytes, out_row = static_cast<long long>(width) * out_bytes;
     // Rows a strip reads plus a strip's worth decoded ahead; the strip's output and the one being
-    // encoded, with the encoder's filtered rows of it (png_io.cpp, StreamDeflate: its compressed
-    // parts are a few MiB, as zlib's own state, unplanned); one tile (FFTW's threads hold one each:
-    // a few MiB more, kept out of the plan so that the tiling, and with it the output, does not
-    // depend on --jobs).
-    return (static_cast<long long>(y.fft) + y.block) * in_row + 3LL * y.block * out_row +
+    // encoded; one tile (FFTW's threads hold one each: a few MiB more, kept out of the plan so that
+    // the tiling, and with it the output, does not depend on --jobs; as the encoder's parts in
+    // flight, about 2 MiB a core: png_io.cpp, StreamDeflate).
+    return (static_cast<long long>(y.fft) + y.block) * in_row + 2LL * y.block * out_row +
            static_cast<long long>(x.fft) * y.fft * kTileBytesPerPixel;
 }
 

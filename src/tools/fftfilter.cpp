@@ -620,6 +620,8 @@ private:
         out.commit();
         w.times.decode += st.decode;
         w.times.encode += st.encode;
+        w.times.stream_decode += st.decode;
+        w.times.stream_encode += st.encode;
         if (gpu) {  // (on a worker, the batch times the whole stream as its filter stage)
             w.times.upload += st.filter;
             w.gpu_ms = static_cast<GpuStrips<ImageFilter>&>(*filter).gpu_ms();
@@ -782,18 +784,23 @@ int FilterBatch::run() {
                      jobs_.size() == 1 ? "" : "s", failed_, megapixels_, seconds, seconds > 0 ? megapixels_ / seconds : 0.0, used);
     if (o_.verbosity > 1 && seconds > 0) {
         // Each stage's share of what runs it: workers for decode, CPU filter and encode; the GL
-        // thread for upload and download; the GPU for its own time.
+        // thread for upload and download; the GPU for its own time; a streamed file's decoding
+        // and encoding threads for theirs (streamed files go one at a time).
         struct Share {
             const char* name;
             double busy, capacity;
+            std::string who;
         };
         const double worker_capacity = seconds * workers_;
-        std::vector<Share> shares = {{"decode", totals.decode, worker_capacity},
-                                     {"filter (FFTW)", totals.cpu_filter, worker_capacity},
-                                     {"encode", totals.encode, worker_capacity},
-                                     {"upload", totals.upload, seconds},
-                                     {"download", totals.download, seconds},
-                                     {"GPU", totals.gpu, seconds}};
+        const std::string workers = std::to_string(workers_) + " workers";
+        std::vector<Share> shares = {{"decode", totals.decode - totals.stream_decode, worker_capacity, workers},
+                                     {"filter (FFTW)", totals.cpu_filter, worker_capacity, workers},
+                                     {"encode", totals.encode - totals.stream_encode, worker_capacity, workers},
+                                     {"upload", totals.upload, seconds, "the GL thread"},
+                                     {"download", totals.download, seconds, "the GL thread"},
+                                     {"GPU", totals.gpu, seconds, "the GPU"},
+                                     {"decode (streamed)", totals.stream_decode, seconds, "its thread"},
+                                     {"encode (streamed)", totals.stream_encode, seconds, "its thread"}};
         const Share* top = &shares[0];
         for (const Share& s : shares)
             if (s.busy / s.capacity > top->busy / top->capacity) top = &s;
@@ -804,9 +811,7 @@ int FilterBatch::run() {
                      "waiting: workers %.2f, GL thread %.2f; GPU busy %.1f%%; bottleneck: %s (%.0f%% of %s)\n",
                      kTool, before_batch, totals.setup, kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
                      totals.worker_wait, totals.gpu_thread_wait, 100.0 * totals.gpu / seconds, top->name,
-                     100.0 * top->busy / top->capacity,
-                     top->capacity == seconds ? (top->name == std::string("GPU") ? "the GPU" : "the GL thread")
-                                              : (std::to_string(workers_) + " workers").c_str());
+                     100.0 * top->busy / top->capacity, top->who.c_str());
     }
     return failed_ ? kExitFailed : kExitOk;
 }

@@ -11,6 +11,7 @@
 #include "image/kernels.h"
 #include "image/png_io.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -36,30 +37,33 @@ inline void check_message(const gpufft::Error& e, const std::string& name) {
     }
 }
 
-/// The whole image's reader (read_image, which inflates with libdeflate where it can) against
-/// libpng's row reader (read_rows): the same samples, or the same error.
+/// The image read whole (read_image: libdeflate where it can), by rows as the reader chooses (zlib
+/// where it can) and by rows through libpng alone: the same samples, or the same error.
 inline void whole_as_rows(const uint8_t* data, size_t size, const std::string& name, const gpufft::PngLimits& limits) {
-    std::string whole_error, rows_error;
-    gpufft::Samples whole, rows;
-    try {
-        gpufft::PngReader r(data, size, name, limits);
-        if (r.format().interlaced) return;  // read whole only
-        whole = r.read_image().samples;
-    } catch (const gpufft::Error& e) {
-        whole_error = e.what();
+    std::string error[3];
+    gpufft::Samples samples[3];
+    for (int way = 0; way < 3; ++way) {
+        try {
+            gpufft::PngReader r(data, size, name, limits);
+            if (r.format().interlaced) return;  // read whole only
+            if (way == 0) {
+                samples[way] = r.read_image().samples;
+                continue;
+            }
+            if (way == 2) r.use_libpng();
+            gpufft::Samples& s = samples[way];
+            s.resize(r.width(), r.height(), r.channels(), r.depth());
+            for (int y = 0; y < r.height(); y += 3) r.read_rows(s.row(y), std::min(3, r.height() - y));
+        } catch (const gpufft::Error& e) {
+            error[way] = e.what();
+        }
     }
-    try {
-        gpufft::PngReader r(data, size, name, limits);
-        rows.resize(r.width(), r.height(), r.channels(), r.depth());
-        r.read_rows(rows.data.data(), r.height());
-    } catch (const gpufft::Error& e) {
-        rows_error = e.what();
-    }
-    if (whole_error != rows_error || (whole_error.empty() && whole.data != rows.data)) {
-        std::fprintf(stderr, "fuzz: the whole image and libpng's rows differ: '%s' against '%s'\n", whole_error.c_str(),
-                     rows_error.c_str());
-        std::abort();
-    }
+    for (int way = 0; way < 2; ++way)
+        if (error[way] != error[2] || (error[2].empty() && samples[way].data != samples[2].data)) {
+            std::fprintf(stderr, "fuzz: %s and libpng's rows differ: '%s' against '%s'\n", way ? "rows" : "the whole image",
+                         error[way].c_str(), error[2].c_str());
+            std::abort();
+        }
 }
 
 /// PNG bytes: read with a pixel limit small enough that libFuzzer's memory limit is never the
