@@ -722,6 +722,21 @@ TEST(batch_refuses_impossible_outputs_before_filtering) {
 
 namespace {
 
+/// The format of an RGB 8-bit PNG.
+PngFormat rgb8() {
+    PngFormat f;
+    f.color_type = 2;
+    return f;
+}
+
+/// An RGB 8-bit image of noise.
+Samples rgb_noise(int width, int height, std::mt19937& rng) {
+    Samples s;
+    s.resize(width, height, 3, 8);
+    for (unsigned char& v : s.data) v = static_cast<unsigned char>(rng());
+    return s;
+}
+
 /// The IDAT chunks of a PNG file, counted (the signature skipped, each chunk's length read).
 int idat_chunks(const std::string& path) {
     const std::string b = test::read_bytes(path);
@@ -776,11 +791,8 @@ TEST(fast_levels_write_whole_images_through_libdeflate) {
         }
     // The fast levels take that path: a whole image's data goes in one IDAT chunk (up to 1 MiB),
     // where libpng's writer (the other levels, and rows streamed) cuts chunks of 8 KiB.
-    PngFormat rgb;
-    rgb.color_type = 2;
-    Samples noise;
-    noise.resize(128, 128, 3, 8);
-    for (unsigned char& v : noise.data) v = static_cast<unsigned char>(rng());
+    const PngFormat rgb = rgb8();
+    const Samples noise = rgb_noise(128, 128, rng);
     write_png_samples(dir / "fast.png", noise, rgb, false, 3);
     write_png_samples(dir / "libpng.png", noise, rgb, false, 5);
     {
@@ -1018,7 +1030,25 @@ TEST(streamed_rows_deflate_in_parallel_parts) {
         EXPECT(test::read_bytes(dir / "one.png") == test::read_bytes(dir / "many.png"), name, ": the file depends on how rows came");
         EXPECT(sync_markers(dir / "one.png") == c.parts - 1, name, ": ", sync_markers(dir / "one.png"), " sync flushes for ",
                c.parts, " parts");
+        // A whole image written in parts (write_image's `parts`) is the same file; of one part, the
+        // file libdeflate writes.
+        write_png_samples(dir / "whole.png", s, f, true, c.level, true);
+        write_png_samples(dir / "libdeflate.png", s, f, true, c.level);
+        EXPECT(test::read_bytes(dir / "whole.png") == test::read_bytes(dir / (c.parts > 1 ? "one.png" : "libdeflate.png")), name,
+               ": whole in parts differs");
     }
+    // fftfilter compresses a file filtered alone in parts, the files of a batch by libdeflate.
+    const PngFormat rgb = rgb8();
+    const Samples big = rgb_noise(700, 600, rng);
+    write_png_samples(dir / "a.png", big, rgb, true, 4);
+    write_png_samples(dir / "b.png", big, rgb, true, 4);
+    test::Result alone = test::run(tool() + " -q -k box:3 -o " + dir / "alone/ " + dir / "a.png");
+    test::Result batch = test::run(tool() + " -q -k box:3 -o " + dir / "batch/ " + dir / "a.png " + dir / "b.png");
+    EXPECT(alone.status == 0 && batch.status == 0, alone.err, batch.err);
+    EXPECT(sync_markers(dir / "alone/a.png") == 1 && sync_markers(dir / "batch/a.png") == 0, "sync flushes alone ",
+           sync_markers(dir / "alone/a.png"), ", in a batch ", sync_markers(dir / "batch/a.png"));
+    EXPECT(read_png_samples(dir / "alone/a.png").samples.data == read_png_samples(dir / "batch/a.png").samples.data,
+           "alone and in a batch, other samples");
 }
 
 TEST(threads_compression_and_backends_change_no_pixel) {

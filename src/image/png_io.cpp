@@ -328,8 +328,10 @@ bool inflate_whole(FILE* file, Samples& s) {
 class StreamInflate {
 public:
     StreamInflate(FILE* file, int width, int channels, int depth)
-        : file_(file), stride_(static_cast<size_t>(width) * static_cast<size_t>(channels) * static_cast<size_t>(depth / 8)),
-          bpp_(static_cast<size_t>(channels) * static_cast<size_t>(depth / 8)), wide_(depth == 16), rows_{std::vector<unsigned char>(stride_ + 1, 0), std::vector<unsigned char>(stride_ + 1, 0)}, in_(size_t(1) << 16) {}
+        : file_(file), bpp_(static_cast<size_t>(channels) * static_cast<size_t>(depth / 8)),
+          stride_(static_cast<size_t>(width) * bpp_), wide_(depth == 16), in_(size_t(1) << 16) {
+        for (std::vector<unsigned char>& row : rows_) row.assign(stride_ + 1, 0);
+    }
     ~StreamInflate() {
         if (open_) inflateEnd(&z_);
     }
@@ -404,14 +406,14 @@ private:
         if (left_ > 0x7fffffffu) return false;
         std::memcpy(type_, head + 4, 4);
         is_idat_ = std::memcmp(type_, "IDAT", 4) == 0;
-        crc_ = static_cast<uint32_t>(crc32(0, head + 4, 4));
+        crc_ = libdeflate_crc32(0, head + 4, 4);
         return true;
     }
     // Up to 64 KiB more of the current chunk's data into in_, its CRC updated.
     bool take() {
         const size_t n = std::min<size_t>(left_, in_.size());
         if (std::fread(in_.data(), 1, n, file_) != n) return false;
-        crc_ = static_cast<uint32_t>(crc32_z(crc_, in_.data(), n));
+        crc_ = libdeflate_crc32(crc_, in_.data(), n);
         left_ -= static_cast<uint32_t>(n);
         z_.next_in = in_.data();
         z_.avail_in = static_cast<uInt>(n);
@@ -425,7 +427,7 @@ private:
     }
 
     FILE* file_;
-    size_t stride_, bpp_;
+    size_t bpp_, stride_;
     bool wide_;
     std::vector<unsigned char> rows_[2];  // a row with its filter byte, and the row above (as stored)
     std::vector<unsigned char> in_;
@@ -1109,10 +1111,15 @@ void PngWriter::write_rows(const unsigned char* first, int count) {
     s_->next_row += count;
 }
 
-void PngWriter::write_image(const Samples& s) {
+void PngWriter::write_image(const Samples& s, bool parts) {
     if (s.channels != s_->shape.channels || s.depth != s_->shape.depth || s.width != s_->shape.width ||
         s.height != s_->shape.height || s.data.size() != s.row_bytes() * static_cast<size_t>(s.height) || s_->next_row != 0)
         throw std::invalid_argument("PngWriter::write_image: samples do not match the format");
+    // In parts where there are two at least; one part is faster through libdeflate.
+    if (deflates_whole(s_->format, s_->compression) && parts && s.data.size() + static_cast<size_t>(s.height) > StreamDeflate::kPart) {
+        write_rows(s.data.data(), s.height);
+        return;
+    }
     if (deflates_whole(s_->format, s_->compression)) {
         if (!write_deflated(s_->c.file, s, s_->compression)) s_->fail_writing();  // libdeflate's level: the same number
         s_->deflated = true;
@@ -1174,17 +1181,18 @@ Samples image_to_samples(const Image& image, const PngFormat& format) {
     return s;
 }
 
-void write_png(const std::string& path, const Image& image, const PngFormat& format, bool overwrite, int compression) {
-    write_png_samples(path, image_to_samples(image, format), format, overwrite, compression);
+void write_png(const std::string& path, const Image& image, const PngFormat& format, bool overwrite, int compression,
+               bool parts) {
+    write_png_samples(path, image_to_samples(image, format), format, overwrite, compression, parts);
 }
 
 void write_png_samples(const std::string& path, const Samples& s, const PngFormat& format, bool overwrite,
-                       int compression) {
+                       int compression, bool parts) {
     if (s.channels != channels_of(format.color_type) || s.depth != format.bit_depth ||
         s.data.size() != s.row_bytes() * static_cast<size_t>(s.height))
         throw std::invalid_argument("write_png_samples: samples do not match the format");
     PngWriter writer(path, s.width, s.height, format, overwrite, compression);
-    writer.write_image(s);
+    writer.write_image(s, parts);
     writer.commit();
 }
 

@@ -110,8 +110,12 @@ public:
     /// The next `count` rows in the format's layout (one byte per sample below 8 bits, 16-bit
     /// samples in native order), row_bytes() each, contiguous. Not for an interlaced format.
     void write_rows(const unsigned char* first, int count);
-    /// Every row at once (any format, interlaced included), before any row was written.
-    void write_image(const Samples& samples);
+    /// Every row at once (any format, interlaced included), before any row was written. At the
+    /// fast levels (1-4) the image data is compressed by libdeflate on this thread (the faster a
+    /// core), or, where `parts` and the image makes two parts at least, as write_rows()
+    /// compresses it: parts on every core (for a file written alone, where the cores would
+    /// otherwise wait).
+    void write_image(const Samples& samples, bool parts = false);
     /// Ends the file after its last row, flushes it and renames it into place.
     void commit();
 
@@ -165,11 +169,12 @@ PngFormat output_format(const PngFormat& input, bool result_has_colour);
 /// not at all: written to a temporary file in the same directory, flushed, then renamed. Unless
 /// `overwrite`, an existing file is never replaced (atomically: the rename refuses).
 /// `compression`: zlib level 0-9, or -1 for libpng's default.
+/// `parts`: as PngWriter::write_image.
 void write_png(const std::string& path, const Image& image, const PngFormat& format, bool overwrite,
-               int compression = -1);
+               int compression = -1, bool parts = false);
 /// Writes samples already in `format`'s layout (image_to_samples, or packed on the GPU).
 void write_png_samples(const std::string& path, const Samples& samples, const PngFormat& format, bool overwrite,
-                       int compression = -1);
+                       int compression = -1, bool parts = false);
 
 /// True when some pixel has R, G, B not all equal after quantising to `bit_depth`.
 bool has_colour(const Image& image, int bit_depth);
