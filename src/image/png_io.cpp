@@ -165,6 +165,13 @@ inline uint32_t big_endian32(const unsigned char* p) {
     return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 | static_cast<uint32_t>(p[2]) << 8 | p[3];
 }
 
+// A chunk type PNG allows: four ASCII letters (libpng refuses any other).
+bool letters(const unsigned char type[4]) {
+    for (int i = 0; i < 4; ++i)
+        if (!((type[i] >= 'A' && type[i] <= 'Z') || (type[i] >= 'a' && type[i] <= 'z'))) return false;
+    return true;
+}
+
 // The chunks of a PNG from one in memory, each CRC checked as it is taken.
 struct ChunkReader {
     unsigned char* at;
@@ -172,8 +179,8 @@ struct ChunkReader {
     uint32_t length = 0;
     unsigned char* type = nullptr;
     unsigned char* data = nullptr;
-    /// The next chunk; false where the bytes end before it does, its length is one PNG does not
-    /// allow, or its CRC does not match.
+    /// The next chunk; false where the bytes end before it does, its length or type is one PNG
+    /// does not allow, or its CRC does not match.
     bool next() {
         if (end - at < 12) return false;
         length = big_endian32(at);
@@ -181,7 +188,7 @@ struct ChunkReader {
         type = at + 4;
         data = at + 8;
         at = data + length + 4;
-        return libdeflate_crc32(0, type, length + size_t(4)) == big_endian32(data + length);
+        return letters(type) && libdeflate_crc32(0, type, length + size_t(4)) == big_endian32(data + length);
     }
     bool is(const char* name) const { return std::memcmp(type, name, 4) == 0; }
 };
@@ -405,6 +412,7 @@ private:
         left_ = big_endian32(head);
         if (left_ > 0x7fffffffu) return false;
         std::memcpy(type_, head + 4, 4);
+        if (!letters(type_)) return false;
         is_idat_ = std::memcmp(type_, "IDAT", 4) == 0;
         crc_ = libdeflate_crc32(0, head + 4, 4);
         return true;
