@@ -151,15 +151,18 @@ inline int paeth(int a, int b, int c) {
     return (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
 }
 
-// Whole images that libpng would hand over as stored (not interlaced, 8 or 16 bits, no palette and
-// no tRNS, so no transform but the 16-bit byte swap) skip libpng's row reader: the image data is
-// gathered from its IDAT chunks, inflated in one call by libdeflate and unfiltered here. On a
-// 2048x2048 RGB image libpng took 56-68 ms, a third in zlib's inflate and the rest unfiltering
-// byte by byte (Debian's libpng has no SIMD filters); src/README.md, "The batch's decoding".
-bool inflates_whole(const PngFormat& f) {
-    return !f.interlaced && (f.bit_depth == 8 || f.bit_depth == 16) && f.color_type != PNG_COLOR_TYPE_PALETTE &&
-           !f.has_trns;
+// Image data whose rows are whole bytes a sample and one pass: not interlaced, 8 or 16 bits, not
+// palette. Our own filters and unfilters take such rows (the readers and writers below).
+bool plain_rows(const PngFormat& f) {
+    return !f.interlaced && (f.bit_depth == 8 || f.bit_depth == 16) && f.color_type != PNG_COLOR_TYPE_PALETTE;
 }
+
+// Images that libpng would hand over as stored (plain rows and no tRNS, so no transform but the
+// 16-bit byte swap) skip libpng's row reader: the image data is gathered from its IDAT chunks,
+// inflated by libdeflate (whole) or zlib (by rows) and unfiltered here. On a 2048x2048 RGB image
+// libpng took 56-68 ms, a third in zlib's inflate and the rest unfiltering byte by byte (Debian's
+// libpng has no SIMD filters); src/README.md, "The batch's decoding".
+bool inflates_itself(const PngFormat& f) { return plain_rows(f) && !f.has_trns; }
 
 inline uint32_t big_endian32(const unsigned char* p) {
     return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 | static_cast<uint32_t>(p[2]) << 8 | p[3];
@@ -474,7 +477,7 @@ struct PngReader::State {
     int next_row = 0;
     const char* decoder = "libpng";
     bool libpng_only = false;               // after a file not plainly right: libpng's word
-    std::unique_ptr<StreamInflate> stream;  // read_rows() where inflates_whole()
+    std::unique_ptr<StreamInflate> stream;  // read_rows() where inflates_itself()
     void destroy_png() {
         if (c.png) png_destroy_read_struct(&c.png, c.info ? &c.info : nullptr, nullptr);
         c.png = nullptr;
@@ -570,7 +573,7 @@ void PngReader::restart_libpng() {
 void PngReader::read_rows(unsigned char* dst, int count) {
     if (s_->format.interlaced) throw std::logic_error("PngReader::read_rows: an interlaced image is read whole");
     if (count < 0 || s_->next_row + count > height()) throw std::logic_error("PngReader::read_rows: past the last row");
-    if (!s_->libpng_only && inflates_whole(s_->format)) {
+    if (!s_->libpng_only && inflates_itself(s_->format)) {
         if (s_->next_row == 0) {
             s_->stream = std::make_unique<StreamInflate>(s_->c.file, width(), channels(), depth());
             s_->decoder = "zlib";
@@ -599,7 +602,7 @@ PngSamples PngReader::read_image() {
     PngSamples out;
     out.format = s_->format;
     Samples& s = out.samples;
-    const bool whole = s_->passes == 1 && inflates_whole(s_->format) && !s_->libpng_only;
+    const bool whole = s_->passes == 1 && inflates_itself(s_->format) && !s_->libpng_only;
     if (whole) s.data.reserve((row_bytes() + 1) * static_cast<size_t>(height()));  // inflate_whole()'s rows with filter bytes
     s.resize(width(), height(), channels(), depth());
     if (whole) {
@@ -737,17 +740,16 @@ bool write_header(PngContext* c, const PngFormat* f, int compression, png_uint_3
     return true;
 }
 
-// Whole images at the fast levels (1-4: every row filtered with Paeth, as write_header() sets
-// libpng up) skip libpng's row writer: the rows are filtered here and compressed in one call by
-// libdeflate, which at each of these levels is faster than zlib and makes smaller files (a 2048x2048
+// At the fast levels (1-4: every row filtered with Paeth, as write_header() sets libpng up) plain
+// rows skip libpng's row writer: they are filtered here and compressed by libdeflate in one call
+// (a whole image) or in parallel zlib parts (rows streamed, or a file alone: StreamDeflate).
+// libdeflate is faster than zlib at each of these levels and makes smaller files (a 2048x2048
 // filtered colour image: zlib's level 4 1.682 MB in 134 ms, libdeflate's level 3 1.661 MB in 68 and
 // level 4 1.618 MB in 100; src/README.md, "The batch's encoding"). libpng still writes the
 // signature and every chunk before the image data (png_write_info), so chunk rules stay its own;
-// rows streamed a few at a time (write_rows), interlaced images, palettes, sub-byte samples and the
-// other levels keep libpng's writer.
-bool deflates_whole(const PngFormat& f, int compression) {
-    return compression >= 1 && compression <= 4 && (f.bit_depth == 8 || f.bit_depth == 16) &&
-           f.color_type != PNG_COLOR_TYPE_PALETTE && !f.interlaced;
+// interlaced images, palettes, sub-byte samples and the other levels keep libpng's writer.
+bool deflates_itself(const PngFormat& f, int compression) {
+    return compression >= 1 && compression <= 4 && plain_rows(f);
 }
 
 // One row filtered: `out` = `cur` less the predictor from it and the row above (`prev`), `bpp`
@@ -772,6 +774,8 @@ public:
           bpp_(static_cast<size_t>(channels) * static_cast<size_t>(depth / 8)), wide_(depth == 16), above_(stride_, 0) {
         if (wide_) big_[0].resize(stride_), big_[1].resize(stride_);
     }
+    /// Bytes a row in the machine's layout (and a row's filtered bytes, after its filter byte).
+    size_t stride() const { return stride_; }
     /// `count` rows in the machine's layout, contiguous, appended to `out`.
     void append(const unsigned char* rows, int count, std::vector<unsigned char>& out) {
         if (count <= 0) return;
@@ -811,8 +815,8 @@ bool write_chunk(FILE* file, const char* type, const unsigned char* data, size_t
                                    static_cast<unsigned char>(length >> 8), static_cast<unsigned char>(length),
                                    static_cast<unsigned char>(type[0]), static_cast<unsigned char>(type[1]),
                                    static_cast<unsigned char>(type[2]), static_cast<unsigned char>(type[3])};
-    uLong crc = crc32(0L, head + 4, 4);
-    if (length > 0) crc = crc32_z(crc, data, length);
+    uint32_t crc = libdeflate_crc32(0, head + 4, 4);
+    if (length > 0) crc = libdeflate_crc32(crc, data, length);  // (a null buffer restarts it)
     const unsigned char tail[4] = {static_cast<unsigned char>(crc >> 24), static_cast<unsigned char>(crc >> 16),
                                    static_cast<unsigned char>(crc >> 8), static_cast<unsigned char>(crc)};
     return std::fwrite(head, 1, 8, file) == 8 && (length == 0 || std::fwrite(data, 1, length, file) == length) &&
@@ -843,7 +847,7 @@ bool write_deflated(FILE* file, const Samples& s, int level) {
     return true;
 }
 
-// Threads that compress the segments of streamed images (one a core, for the whole process):
+// Threads that compress StreamDeflate's parts (one a core, for the whole process):
 // jobs run in the order given; their futures carry what they threw.
 class CompressorPool {
 public:
@@ -910,8 +914,7 @@ public:
     static constexpr size_t kPart = size_t(1) << 20, kWindow = size_t(32) << 10;
 
     StreamDeflate(FILE* file, int width, int channels, int depth, int level)
-        : file_(file), level_(level), stride_(static_cast<size_t>(width) * static_cast<size_t>(channels) * static_cast<size_t>(depth / 8)),
-          rows_(width, channels, depth), in_flight_(std::max(1u, std::thread::hardware_concurrency()) + size_t(1)) {
+        : file_(file), level_(level), rows_(width, channels, depth), in_flight_(std::max(1u, std::thread::hardware_concurrency()) + size_t(1)) {
         // zlib's header: deflate with a 32 KiB window, the level's class (FLEVEL) as zlib sets it.
         const unsigned cmf = 0x78, flevel = level == 1 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
         unsigned flg = flevel << 6;
@@ -925,7 +928,7 @@ public:
     /// parts in flight reach their bound. False on a write error.
     bool write(const unsigned char* rows, int count) {
         for (int y = 0; y < count; ++y) {
-            rows_.append(rows + stride_ * static_cast<size_t>(y), 1, pending_);
+            rows_.append(rows + rows_.stride() * static_cast<size_t>(y), 1, pending_);
             if (pending_.size() - window_ >= kPart && !submit(false)) return false;
         }
         return true;
@@ -1030,7 +1033,6 @@ private:
 
     FILE* file_;
     int level_;
-    size_t stride_;
     PaethRows rows_;
     size_t in_flight_;
     std::deque<std::unique_ptr<Part>> parts_;
@@ -1066,7 +1068,7 @@ struct PngWriter::State {
     PngFormat format;
     Samples shape;
     int compression = -1;
-    bool deflated = false;  // write_image() wrote the image data itself (deflates_whole())
+    bool deflated = false;  // write_image() wrote the image data through libdeflate
     std::unique_ptr<StreamDeflate> stream;  // write_rows() at the fast levels
     int next_row = 0;
     State(const std::string& p, bool overwrite) : path(p), file(p, overwrite) {}
@@ -1107,7 +1109,7 @@ size_t PngWriter::row_bytes() const { return s_->shape.row_bytes(); }
 void PngWriter::write_rows(const unsigned char* first, int count) {
     if (s_->format.interlaced) throw std::logic_error("PngWriter::write_rows: an interlaced image is written whole");
     if (count < 0 || s_->next_row + count > s_->shape.height) throw std::logic_error("PngWriter::write_rows: past the last row");
-    if (deflates_whole(s_->format, s_->compression)) {
+    if (deflates_itself(s_->format, s_->compression)) {
         const Samples& f = s_->shape;
         if (!s_->stream) s_->stream = std::make_unique<StreamDeflate>(s_->c.file, f.width, f.channels, f.depth, s_->compression);
         if (!s_->stream->write(first, count)) s_->fail_writing();
@@ -1124,11 +1126,11 @@ void PngWriter::write_image(const Samples& s, bool parts) {
         s.height != s_->shape.height || s.data.size() != s.row_bytes() * static_cast<size_t>(s.height) || s_->next_row != 0)
         throw std::invalid_argument("PngWriter::write_image: samples do not match the format");
     // In parts where there are two at least; one part is faster through libdeflate.
-    if (deflates_whole(s_->format, s_->compression) && parts && s.data.size() + static_cast<size_t>(s.height) > StreamDeflate::kPart) {
+    if (deflates_itself(s_->format, s_->compression) && parts && s.data.size() + static_cast<size_t>(s.height) > StreamDeflate::kPart) {
         write_rows(s.data.data(), s.height);
         return;
     }
-    if (deflates_whole(s_->format, s_->compression)) {
+    if (deflates_itself(s_->format, s_->compression)) {
         if (!write_deflated(s_->c.file, s, s_->compression)) s_->fail_writing();  // libdeflate's level: the same number
         s_->deflated = true;
     } else {

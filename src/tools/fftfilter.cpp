@@ -36,11 +36,11 @@ namespace {
 
 const char* kTool = "fftfilter";
 
-// Level 4: rows filtered by Paeth and, for whole images, compressed by libdeflate (png_io.cpp).
+// Level 4: rows filtered by Paeth and, for a batch's files, compressed by libdeflate (png_io.cpp).
 // Measured (README, "Batch throughput") on the bundled images filtered by gaussian:8 and disk:30:
 // 4.9x faster to encode than libpng's default (zlib level 6, every filter tried per row), files
-// 3.4% larger; through libpng and zlib (as streamed images still are) level 4 was 2.9x faster and
-// 7.4% larger, and libdeflate's level 3 5.5x faster and 6.3% larger.
+// 3.4% larger; through libpng and zlib level 4 was 2.9x faster and 7.4% larger, and libdeflate's
+// level 3 5.5x faster and 6.3% larger.
 constexpr int kDefaultCompression = 4;
 
 // The smallest tiles a GPU allocation failure retries down to, and the longest tile side strips
