@@ -133,11 +133,11 @@ $(BIN)/bench/%: $(OBJ)/test/bench/%.o $(APP_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-# The batch pipeline's tests under ThreadSanitizer.
+# The batch pipeline's tests, and the streamed rows' inflater, under ThreadSanitizer.
 tsan:
 	@$(MAKE) --no-print-directory SANITIZE=thread bin/tsan/fftfilter bin/tsan/test/test_fftfilter
 	@SANITIZE=thread TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp:halt_on_error=1:report_signal_unsafe=0" \
-	    bin/tsan/test/test_fftfilter shards threads refuses gpu_conversion
+	    bin/tsan/test/test_fftfilter shards threads refuses gpu_conversion inflate
 
 demo: all
 	@for k in $(DEMO_FILTERS); do \

@@ -387,9 +387,17 @@ if [[ " $steps " == *" squares "* ]]; then  # tuning.cpp's measured squares: an 
     fi
 fi
 if has stream; then  # images larger than memory (test/bench_stream.sh): the input written with zlib
-                     # level STREAM_LEVEL (default 1), then filtered on the GPU in strips
-    TAIL=12 run stream_rgb8 bash -c "bin/bench/bigpng ${STREAM_SIZE:-65536x65536} rgb8 /tmp/gpufft-bench-stream/${STREAM_SIZE:-65536x65536}-rgb8.png ${STREAM_LEVEL:-1} &&
-        test/bench_stream.sh ${STREAM_SIZE:-65536x65536} rgb8 /tmp/gpufft-bench-stream -k gaussian:8"
+                     # level STREAM_LEVEL (default 1), then filtered on the GPU in strips; beside the
+                     # build before where carried as bin/old/fftfilter, alternating, twice
+    size=${STREAM_SIZE:-65536x65536}
+    TAIL=12 run stream_rgb8 bash -c "bin/bench/bigpng $size rgb8 /tmp/gpufft-bench-stream/$size-rgb8.png ${STREAM_LEVEL:-1} &&
+        test/bench_stream.sh $size rgb8 /tmp/gpufft-bench-stream -k gaussian:8"
+    if [ -x bin/old/fftfilter ]; then
+        for i in 1 2; do
+            BIN=bin/old TAIL=12 run "stream_old_$i" test/bench_stream.sh "$size" rgb8 /tmp/gpufft-bench-stream -k gaussian:8
+            TAIL=12 run "stream_$i" test/bench_stream.sh "$size" rgb8 /tmp/gpufft-bench-stream -k gaussian:8
+        done
+    fi
 fi
 if has probe; then
     [ -x bin/bench/passprobe ] && run probe bin/bench/passprobe 1024

@@ -15,10 +15,12 @@
 #include "image/png_io.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
+#include <thread>
 
 using namespace gpufft;
 using fixture::RawPng;
@@ -933,6 +935,17 @@ TEST(whole_images_inflate_and_unfilter_as_libpng_reads_them) {
     fixture::chunk(critical, "IEND", {});
     fixture::Bytes crc = good;
     crc[8 + 25 + 8 + 2] ^= 0x10;  // inside the first IDAT's data
+    // zlib's header: its check bits, a preset dictionary, and a window of 256 bytes where the
+    // stream reaches 355 back (rows 5 to 8 repeat rows 0 to 3), which libpng refuses.
+    auto with_header = [](fixture::Bytes z, unsigned char cmf, unsigned char flags) {
+        z[0] = cmf;
+        z[1] = static_cast<unsigned char>(flags | (31 - (cmf * 256u + flags) % 31) % 31);
+        return z;
+    };
+    fixture::Bytes check = fixture::zlib_compress(scan);
+    check[1] ^= 1;
+    fixture::Bytes repeats = scan;
+    std::copy(scan.begin(), scan.begin() + 4 * (23 * 3 + 1), repeats.begin() + 5 * (23 * 3 + 1));
     std::map<std::string, fixture::Bytes> cases = {
         {"bad filter type", with_idat(fixture::zlib_compress(bad_filter), true)},
         {"short stream", with_idat(fixture::zlib_compress(fixture::Bytes(scan.begin(), scan.end() - 30)), true)},
@@ -942,6 +955,9 @@ TEST(whole_images_inflate_and_unfilter_as_libpng_reads_them) {
         {"IDAT's CRC", crc},
         {"PLTE after the data", critical},
         {"truncated in IDAT", fixture::Bytes(good.begin(), good.begin() + 8 + 25 + 8 + 20)},
+        {"zlib's check bits", with_idat(check, true)},
+        {"a preset dictionary", with_idat(with_header(fixture::zlib_compress(scan), 0x78, 0x20), true)},
+        {"a window of 256 bytes", with_idat(with_header(fixture::zlib_compress(repeats), 0x08, 0x00), true)},
     };
     const std::set<std::string> tolerated = {"data past the image", "PLTE after the data"};  // by libpng
     for (const auto& [what, bytes] : cases) {
@@ -969,6 +985,67 @@ TEST(whole_images_inflate_and_unfilter_as_libpng_reads_them) {
     // From memory too.
     const PngImage from_memory = read_png_memory(good.data(), good.size(), "memory");
     EXPECT(from_memory.image.width == 23 && from_memory.image.at(22, 8)[2] == p.sample(22, 8, 2) / 255.0f, "from memory");
+}
+
+TEST(streamed_rows_inflate_ahead_on_a_thread) {
+    // read_rows() inflates on a thread of its own, blocks of rows a ring of four ahead of the
+    // caller (png_io.cpp, StreamInflate): 240 rows make eight blocks of 30 here. Rows come as
+    // libpng gives them however the calls cut the blocks; a reader left with its inflater waiting
+    // on a full ring, or before its first row, goes; a problem the inflater meets far ahead of the
+    // caller (the third IDAT's CRC, met while the ring fills to row 120) fails no call before one
+    // that needs the rows after it, and that one with libpng's error.
+    TempDir dir;
+    const RawPng p = fixture::random_png(300, 240, 2, 8, false, false, 11);
+    const fixture::Bytes z = fixture::zlib_compress(fixture::filtered_scanlines(p, 1));
+    auto write = [&](const std::string& path, bool bad_crc) {
+        fixture::Bytes b = fixture::signature();
+        fixture::chunk(b, "IHDR", fixture::ihdr(300, 240, 8, 2, false));
+        const size_t part = z.size() / 7 + 1;
+        for (size_t at = 0; at < z.size(); at += part) {
+            fixture::chunk(b, "IDAT", fixture::Bytes(z.begin() + static_cast<long>(at), z.begin() + static_cast<long>(std::min(z.size(), at + part))));
+            if (bad_crc && at == 2 * part) b.back() ^= 1;
+        }
+        fixture::chunk(b, "IEND", {});
+        fixture::write_file(path, b);
+    };
+    write(dir / "good.png", false);
+    write(dir / "bad.png", true);
+    std::vector<unsigned char> rows;
+    EXPECT(rows_by_libpng(dir / "good.png", &rows).empty() && rows == stored_samples(p), "libpng's rows");
+    for (const std::vector<int>& groups : std::vector<std::vector<int>>{{1}, {29, 31, 7}, {30}, {239, 1}, {240}}) {
+        std::vector<unsigned char> streamed;
+        std::string decoder;
+        const std::string problem = rows_of(dir / "good.png", &streamed, false, groups, &decoder);
+        EXPECT(problem.empty() && decoder == "zlib" && streamed == rows, "rows in groups of ", groups[0], ": by ", decoder,
+               " ", problem);
+    }
+    for (int read : {0, 1, 200}) {  // left mid-image
+        PngReader r(dir / "good.png", {});
+        std::vector<unsigned char> some(r.row_bytes() * static_cast<size_t>(std::max(read, 1)));
+        if (read > 0) r.read_rows(some.data(), read);
+        EXPECT(!read || std::equal(some.begin(), some.end(), rows.begin()), "the first ", read, " rows");
+    }
+    std::vector<unsigned char> bad_rows;
+    const std::string libpng_says = rows_by_libpng(dir / "bad.png", &bad_rows);
+    EXPECT(libpng_says.find("CRC") != std::string::npos, "libpng on the third IDAT's CRC: '", libpng_says, "'");
+    PngReader r(dir / "bad.png", {});
+    std::vector<unsigned char> first(r.row_bytes() * 60), rest(r.row_bytes() * 180);
+    std::string problem;
+    try {
+        r.read_rows(first.data(), 30);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the inflater meets the CRC
+        r.read_rows(first.data() + r.row_bytes() * 30, 30);
+    } catch (const Error& e) {
+        problem = e.what();
+    }
+    EXPECT(problem.empty() && std::string(r.decoder()) == "zlib" && std::equal(first.begin(), first.end(), rows.begin()),
+           "the first 60 rows: by ", r.decoder(), " '", problem, "'");
+    try {
+        r.read_rows(rest.data(), 180);
+    } catch (const Error& e) {
+        problem = e.what();
+    }
+    EXPECT(problem == libpng_says, "the rest: '", problem, "', libpng: '", libpng_says, "'");
 }
 
 namespace {

@@ -175,6 +175,12 @@ bool letters(const unsigned char type[4]) {
     return true;
 }
 
+// A zlib stream whose header asks for deflate with a window of 32 KiB, as zlib and libdeflate
+// write it. libpng inflates with the window the header gives, and refuses a distance beyond it;
+// our inflaters would not (libdeflate ignores the window, zlib keeps the one it was opened with).
+// So a smaller window, which libpng's writer gives images of under 16 KiB, is libpng's to read.
+bool window_of_32k(const unsigned char* zlib_header) { return zlib_header[0] == 0x78; }
+
 // The chunks of a PNG from one in memory, each CRC checked as it is taken.
 struct ChunkReader {
     unsigned char* at;
@@ -304,6 +310,7 @@ bool inflate_whole(FILE* file, Samples& s) {
     while (!chunk.is("IEND"))
         if ((chunk.type[0] & 0x20) == 0 || !chunk.next()) return false;
 
+    if (stream < 2 || !window_of_32k(bytes.data())) return false;
     const size_t stride = s.row_bytes(), bpp = static_cast<size_t>(s.channels) * s.bytes_per_sample();
     const size_t height = static_cast<size_t>(s.height);
     s.data.resize((stride + 1) * height);
@@ -332,51 +339,155 @@ bool inflate_whole(FILE* file, Samples& s) {
 }
 
 // Rows of the image data read a few at a time (PngReader::read_rows, for images streamed by
-// rows), where inflate_whole() cannot hold the stream: zlib inflates from the IDAT chunks as they
-// are read (each CRC checked at its end, as libpng does), our loops unfilter. Any call returns
-// false on anything not plainly right, and the caller reads on through libpng.
+// rows), where inflate_whole() cannot hold the stream. Two threads share the work: an inflater
+// reads the IDAT chunks (each CRC checked at its end, as libpng does), checks the zlib header,
+// inflates the raw stream into blocks of filtered rows (about 256 KiB each, a ring of four) and
+// checks the Adler-32 (libdeflate's, SIMD); the caller's thread unfilters each block's rows into
+// its own. On one thread a 16384x16384 RGB file spent two thirds of its time in zlib (a tenth of
+// that in zlib's Adler-32) and the rest unfiltering (src/README.md, "Streamed decoding on two
+// threads"). Any call returns false on anything not plainly right, and the caller reads on
+// through libpng; a problem the inflater meets ahead of the rows asked for stays unseen until a
+// call needs the rows after it, so the calls fail where they would on one thread or earlier,
+// never later.
 class StreamInflate {
 public:
-    StreamInflate(FILE* file, int width, int channels, int depth)
+    StreamInflate(FILE* file, int width, int height, int channels, int depth)
         : file_(file), bpp_(static_cast<size_t>(channels) * static_cast<size_t>(depth / 8)),
-          stride_(static_cast<size_t>(width) * bpp_), wide_(depth == 16), in_(size_t(1) << 16) {
-        for (std::vector<unsigned char>& row : rows_) row.assign(stride_ + 1, 0);
+          stride_(static_cast<size_t>(width) * bpp_), height_(height), wide_(depth == 16),
+          block_rows_(block_rows(stride_ + 1, height)), prev_(stride_, 0), in_(size_t(1) << 16) {
+        for (Block& b : ring_) b.bytes.resize(block_rows_ * (stride_ + 1));
     }
     ~StreamInflate() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        changed_.notify_all();
+        if (inflater_.joinable()) inflater_.join();
         if (open_) inflateEnd(&z_);
     }
-    /// After png_read_info(): the first IDAT's head again.
+    /// After png_read_info(): the first IDAT's head again; the inflater starts.
     bool start() {
         const long at = std::ftell(file_);
         if (at < 16 || std::fseek(file_, at - 8, SEEK_SET) != 0 || !next_chunk() || !is_idat_) return false;
-        if (inflateInit(&z_) != Z_OK) throw std::bad_alloc();
+        if (inflateInit2(&z_, -15) != Z_OK) throw std::bad_alloc();  // raw: the header and Adler-32 are ours
         open_ = true;
+        inflater_ = std::thread([this] { run(); });
         return true;
     }
     /// The next `count` rows into `dst`, in the machine's order.
     bool read(unsigned char* dst, int count) {
         for (int y = 0; y < count; ++y, dst += stride_) {
-            std::vector<unsigned char>& row = rows_[row_ % 2];
-            const std::vector<unsigned char>& above = rows_[(row_ + 1) % 2];
-            z_.next_out = row.data();
-            z_.avail_out = static_cast<uInt>(stride_ + 1);
-            while (z_.avail_out > 0) {
-                if (ended_ || (z_.avail_in == 0 && !fill())) return false;
-                const int rc = inflate(&z_, Z_NO_FLUSH);
-                if (rc == Z_STREAM_END) ended_ = true;
-                else if (rc != Z_OK) return false;
-            }
+            if (!block_ && !next_block()) return false;
+            unsigned char* row = block_->bytes.data() + row_in_block_ * (stride_ + 1);
             if (row[0] > 4) return false;
-            unfilter(row[0], row.data() + 1, above.data() + 1, stride_, bpp_);
-            if (wide_) swap_samples(row.data() + 1, dst, stride_);
-            else std::memcpy(dst, row.data() + 1, stride_);
-            ++row_;
+            const unsigned char* above = row_in_block_ > 0 ? row - stride_ : prev_.data();
+            unfilter(row[0], row + 1, above, stride_, bpp_);
+            if (wide_) swap_samples(row + 1, dst, stride_);
+            else std::memcpy(dst, row + 1, stride_);
+            if (++row_in_block_ == block_->rows) {
+                std::memcpy(prev_.data(), row + 1, stride_);
+                block_ = nullptr;
+                {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    ++used_;
+                }
+                changed_.notify_all();
+            }
         }
         return true;
     }
-    /// After the last row: the stream's end (its Adler-32 checked) with no data past it, the last
-    /// IDAT's CRC, and the chunks after it up to IEND (ancillary only, each CRC checked).
+    /// After the last row: the inflater's word on the stream's end (its Adler-32) with no data
+    /// past it, the last IDAT's CRC, and the chunks after it up to IEND (ancillary only, each CRC
+    /// checked).
     bool finish() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [this] { return end_ != 0 || failed_; });
+        return end_ > 0;
+    }
+
+private:
+    struct Block {
+        std::vector<unsigned char> bytes;  // rows with their filter bytes
+        size_t rows = 0;
+    };
+    static constexpr size_t ring_size = 4;
+
+    // Rows a block: about 256 KiB, and at least eight blocks an image (so that small images meet
+    // the blocks' edges too).
+    static size_t block_rows(size_t row, int height) {
+        const size_t by_bytes = std::max<size_t>(1, (size_t(256) << 10) / row);
+        const size_t by_height = std::max<size_t>(1, (static_cast<size_t>(height) + 7) / 8);
+        return std::min(by_bytes, by_height);
+    }
+
+    // The caller's side: the inflater's next block, once made; false where it failed first.
+    bool next_block() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [this] { return made_ > used_ || failed_; });
+        if (made_ == used_) return false;
+        block_ = &ring_[used_ % ring_size];
+        row_in_block_ = 0;
+        return true;
+    }
+
+    // The inflater's thread: every row, then the stream's end and the chunks after it.
+    void run() {
+        bool ok = true;
+        try {
+            ok = header_checked();
+            for (size_t made = 0; ok && made < static_cast<size_t>(height_);) {
+                Block* b;
+                {
+                    std::unique_lock<std::mutex> lock(mutex_);
+                    changed_.wait(lock, [this] { return made_ - used_ < ring_size || stop_; });
+                    if (stop_) return;
+                    b = &ring_[made_ % ring_size];
+                }
+                b->rows = std::min(block_rows_, static_cast<size_t>(height_) - made);
+                ok = inflated(b->bytes.data(), b->rows * (stride_ + 1));
+                if (ok) {
+                    made += b->rows;
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    ++made_;
+                }
+                changed_.notify_all();
+            }
+            if (ok) ok = end_checked();
+        } catch (...) {
+            ok = false;
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            end_ = ok ? 1 : -1;
+            failed_ = !ok;
+        }
+        changed_.notify_all();
+    }
+
+    // zlib's header (RFC 1950): deflate, the check bits, no preset dictionary, and a window of 32
+    // KiB (window_of_32k()).
+    bool header_checked() {
+        unsigned char head[2];
+        if (!byte(head[0]) || !byte(head[1])) return false;
+        return window_of_32k(head) && (head[0] * 256u + head[1]) % 31 == 0 && (head[1] & 0x20) == 0;
+    }
+    // The next `size` bytes of the stream into `out`, their Adler-32 taken.
+    bool inflated(unsigned char* out, size_t size) {
+        z_.next_out = out;
+        z_.avail_out = static_cast<uInt>(size);
+        while (z_.avail_out > 0) {
+            if (ended_ || (z_.avail_in == 0 && !fill())) return false;
+            const int rc = inflate(&z_, Z_NO_FLUSH);
+            if (rc == Z_STREAM_END) ended_ = true;
+            else if (rc != Z_OK) return false;
+        }
+        adler_ = static_cast<uint32_t>(libdeflate_adler32(adler_, out, size));
+        return true;
+    }
+    // After the last row: the stream ends here, its Adler-32 matches, nothing follows it but
+    // empty IDATs and ancillary chunks up to IEND.
+    bool end_checked() {
         while (!ended_) {
             unsigned char extra;
             z_.next_out = &extra;
@@ -386,7 +497,13 @@ public:
             if (z_.avail_out == 0 || (rc != Z_OK && rc != Z_STREAM_END)) return false;
             ended_ = rc == Z_STREAM_END;
         }
-        if (z_.avail_in != 0) return false;
+        uint32_t check = 0;
+        for (int i = 0; i < 4; ++i) {
+            unsigned char b;
+            if (!byte(b)) return false;
+            check = check << 8 | b;
+        }
+        if (check != adler_ || z_.avail_in != 0) return false;
         while (is_idat_) {  // the rest of the IDATs must be empty
             if (left_ != 0 || !next_chunk() || (is_idat_ && left_ != 0)) return false;
         }
@@ -399,8 +516,13 @@ public:
             if (!next_chunk()) return false;
         }
     }
-
-private:
+    // One byte of the stream that zlib does not read (the header and the Adler-32).
+    bool byte(unsigned char& b) {
+        if (z_.avail_in == 0 && !fill()) return false;
+        b = *z_.next_in++;
+        --z_.avail_in;
+        return true;
+    }
     // The current chunk's CRC, after its data.
     bool crc_checked() {
         unsigned char tail[4];
@@ -438,15 +560,32 @@ private:
     }
 
     FILE* file_;
-    size_t bpp_, stride_;
-    bool wide_;
-    std::vector<unsigned char> rows_[2];  // a row with its filter byte, and the row above (as stored)
+    const size_t bpp_, stride_;
+    const int height_;
+    const bool wide_;
+    const size_t block_rows_;
+
+    // Shared: the ring of blocks, made_ and used_ counting the blocks made and given back.
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    Block ring_[ring_size];
+    size_t made_ = 0, used_ = 0;
+    bool failed_ = false, stop_ = false;
+    int end_ = 0;  // after the last row: 1 the end checked, -1 not plainly right
+
+    // The caller's thread: the block being read and the row above its first (as stored).
+    Block* block_ = nullptr;
+    size_t row_in_block_ = 0;
+    std::vector<unsigned char> prev_;
+
+    // The inflater's thread (and start(), before it runs).
+    std::thread inflater_;
     std::vector<unsigned char> in_;
     z_stream z_{};
+    uint32_t adler_ = 1;
     bool open_ = false, ended_ = false, started_ = false, is_idat_ = false;
     unsigned char type_[4] = {0, 0, 0, 0};
     uint32_t left_ = 0, crc_ = 0;
-    size_t row_ = 0;
 };
 
 [[noreturn]] void fail(const std::string& path, const std::string& problem) { throw Error(path + ": " + problem); }
@@ -575,7 +714,7 @@ void PngReader::read_rows(unsigned char* dst, int count) {
     if (count < 0 || s_->next_row + count > height()) throw std::logic_error("PngReader::read_rows: past the last row");
     if (!s_->libpng_only && inflates_itself(s_->format)) {
         if (s_->next_row == 0) {
-            s_->stream = std::make_unique<StreamInflate>(s_->c.file, width(), channels(), depth());
+            s_->stream = std::make_unique<StreamInflate>(s_->c.file, width(), height(), channels(), depth());
             s_->decoder = "zlib";
         }
         StreamInflate& z = *s_->stream;

@@ -30,7 +30,8 @@ long long strip_bytes(const AxisTiling& x, const AxisTiling& y, int width, int i
     // Rows a strip reads plus a strip's worth decoded ahead; the strip's output and the one being
     // encoded; one tile (FFTW's threads hold one each: a few MiB more, kept out of the plan so that
     // the tiling, and with it the output, does not depend on --jobs; as the encoder's parts in
-    // flight, about 2 MiB a core: png_io.cpp, StreamDeflate).
+    // flight, about 2 MiB a core: png_io.cpp, StreamDeflate; and the decoder's four blocks of rows
+    // inflated ahead, about 1 MiB: StreamInflate).
     return (static_cast<long long>(y.fft) + y.block) * in_row + 2LL * y.block * out_row +
            static_cast<long long>(x.fft) * y.fft * kTileBytesPerPixel;
 }

@@ -4,23 +4,44 @@
 // waves: the file is written at zlib speed.)
 //
 //   bin/bench/bigpng WIDTHxHEIGHT rgb8|rgba16 OUT.png [zlib level, default 1]
+//   bin/bench/bigpng read IN.png [rows a call, default 64]
+//       decodes a PNG by rows (PngReader::read_rows, as a streamed image is read) and prints the
+//       decoder and the seconds it took
 #include "base/error.h"
 #include "base/parse.h"
 #include "image/png_io.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
 
+namespace {
+
+int read(const char* path, int rows_a_call) {
+    const auto start = std::chrono::steady_clock::now();
+    gpufft::PngReader in(path, gpufft::PngLimits{0});
+    std::vector<unsigned char> rows(in.row_bytes() * static_cast<size_t>(rows_a_call));
+    for (int y = 0; y < in.height(); y += rows_a_call) in.read_rows(rows.data(), std::min(rows_a_call, in.height() - y));
+    std::printf("%s: %dx%d read by rows (%d a call, %s) in %.3f s\n", path, in.width(), in.height(), rows_a_call,
+                in.decoder(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    if (argc < 4) {
-        std::fprintf(stderr, "usage: bigpng WIDTHxHEIGHT rgb8|rgba16 OUT.png [level]\n");
+    const bool reading = argc >= 3 && std::string(argv[1]) == "read";
+    if (argc < (reading ? 3 : 4)) {
+        std::fprintf(stderr, "usage: bigpng WIDTHxHEIGHT rgb8|rgba16 OUT.png [level]\n       bigpng read IN.png [rows a call]\n");
         return 2;
     }
     try {
+        if (reading) return read(argv[2], argc > 3 ? gpufft::parse_int(argv[3], "rows a call", 1, 1 << 20) : 64);
         int width = 0, height = 0;
         gpufft::parse_size(argv[1], "size", width, height);
         const std::string kind = argv[2];
