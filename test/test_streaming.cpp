@@ -238,3 +238,37 @@ TEST(max_memory_and_stream_options) {
     test::Result r = test::run(tool() + " -v --max-pixels 100 -o " + dir / "o.png " + dir / "a.png");
     EXPECT(r.status == 0 && r.err.find("streamed: ") != std::string::npos, r.err);
 }
+
+TEST(a_streamed_image_shows_its_strips_on_a_terminal) {
+    // A large image may stream for minutes: on a terminal (script(1) gives fftfilter one) it
+    // reports its strips as they are filtered, one line rewritten in place and cleared at the end,
+    // alone or in a batch; off a terminal, or with -q, nothing.
+    TempDir dir;
+    fixture::write_file(dir / "a.png", fixture::encode(fixture::random_png(64, 100, 2, 8, false, false, 4)));
+    fixture::write_file(dir / "b.png", fixture::encode(fixture::random_png(30, 20, 0, 8, false, false, 5)));
+    // 32-point tiles at most: a few strips (`-v` says how many).
+    const std::string cmd = tool() + " --backend fftw --max-fft 32 -k gaussian:2 --stream always --force ";
+    auto on_terminal = [&](const std::string& args) { return test::run("script -qec '" + cmd + args + "' /dev/null"); };
+    const test::Result told = test::run(cmd + "-v -o " + dir / "o.png " + dir / "a.png");
+    const size_t said = told.err.find("streamed: ");
+    const int strips = said == std::string::npos ? 0 : std::atoi(told.err.c_str() + said + 10);
+    EXPECT(told.status == 0 && strips > 2, "-v: ", told.err);
+    test::Result alone = on_terminal("-o " + dir / "o.png " + dir / "a.png");
+    EXPECT(alone.status == 0, "exit ", alone.status, ": ", alone.out, alone.err);
+    size_t at = 0;
+    for (int k = 1; k <= strips; ++k) {
+        const std::string line = "\r\033[K" + dir / "a.png" + ": strip " + std::to_string(k) + "/" + std::to_string(strips);
+        at = alone.out.find(line, at);
+        EXPECT(at != std::string::npos, "no '", line.substr(4), "' in order: ", alone.out);
+        if (at == std::string::npos) return;
+    }
+    EXPECT(alone.out.find("\r\033[K", at + 1) != std::string::npos, "the line is not cleared: ", alone.out);
+    test::Result batch = on_terminal("-o " + dir / "out/ " + dir / "a.png " + dir / "b.png");
+    EXPECT(batch.status == 0 && batch.out.find("a.png: strip " + std::to_string(strips) + "/" + std::to_string(strips)) != std::string::npos &&
+               batch.out.find("b.png: strip 1/") != std::string::npos && batch.out.find("[2/2] ") != std::string::npos,
+           "a batch: ", batch.out);
+    test::Result quiet = on_terminal("-q -o " + dir / "o.png " + dir / "a.png");
+    EXPECT(quiet.status == 0 && quiet.out.find("strip") == std::string::npos, "-q: ", quiet.out);
+    test::Result off = test::run(cmd + "-o " + dir / "o.png " + dir / "a.png");
+    EXPECT(off.status == 0 && off.err.empty(), "off a terminal: ", off.err);
+}

@@ -254,7 +254,8 @@ private:
 
 }  // namespace
 
-StripStats run_strips(RowSource& source, StripFilter& filter, PngWriter& out, const AxisTiling& y, Boundary b) {
+StripStats run_strips(RowSource& source, StripFilter& filter, PngWriter& out, const AxisTiling& y, Boundary b,
+                      const std::function<void(int done, int strips)>& on_strip) {
     const int height = source.height(), strips = y.tiles(height);
     auto origin = [&](int k) { return k * y.block - y.lead; };
     // Which strips read each row: the last one (when the row can go), and rows a strip reads
@@ -329,12 +330,13 @@ StripStats run_strips(RowSource& source, StripFilter& filter, PngWriter& out, co
         std::vector<Row> held(static_cast<size_t>(height));
         std::vector<const unsigned char*> strip(static_cast<size_t>(y.fft));
         std::vector<long long> index(static_cast<size_t>(y.fft));  // the image row each strip row reads
-        int in_hand = 0;
+        int in_hand = 0, handed_on = 0;
         auto hand_on = [&] {
             const auto start = Clock::now();
             Samples s = filter.collect();
             stats.filter += seconds_since(start);
             output.push(std::move(s));
+            if (on_strip) on_strip(++handed_on, strips);
         };
         for (int k = 0; k < strips; ++k) {
             for (int i = 0; i < y.fft; ++i) {

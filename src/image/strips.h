@@ -9,6 +9,7 @@
 #include "image/png_io.h"
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -164,7 +165,9 @@ struct StripStats {
 /// the caller's. Decoding and encoding run on threads of their own, the filter on the calling
 /// thread (the one whose GL context is current). Rows are held only while a strip still to come
 /// reads them. Any error (a corrupt row, a full disk, the filter's) stops every thread and is
-/// rethrown here.
-StripStats run_strips(RowSource& source, StripFilter& filter, PngWriter& out, const AxisTiling& y, Boundary b);
+/// rethrown here. `on_strip(done, strips)`, where given, is called on the calling thread as each
+/// strip's output goes to the encoder.
+StripStats run_strips(RowSource& source, StripFilter& filter, PngWriter& out, const AxisTiling& y, Boundary b,
+                      const std::function<void(int done, int strips)>& on_strip = {});
 
 }  // namespace gpufft

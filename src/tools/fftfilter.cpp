@@ -291,19 +291,30 @@ struct Gpu {
 
 class Progress {
 public:
-    Progress(size_t total, bool show) : total_(total), show_(show && total > 1 && isatty(2)) {}
+    Progress(size_t total, bool show) : total_(total), tty_(show && isatty(2)) {}
+    /// A batch's files done (batches of two files or more).
     void update(size_t done, const std::string& name) {
-        if (!show_) return;
-        std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total_, name.c_str());
-        std::fflush(stderr);
+        if (total_ > 1) print("[" + std::to_string(done) + "/" + std::to_string(total_) + "] " + name);
+    }
+    /// A streamed image's strips filtered (alone or in a batch: a large image may take minutes).
+    void strip(const std::string& name, int done, int strips) {
+        print(name + ": strip " + std::to_string(done) + "/" + std::to_string(strips));
     }
     void clear() {
-        if (show_) std::fprintf(stderr, "\r\033[K");
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (tty_) std::fprintf(stderr, "\r\033[K");
     }
 
 private:
+    void print(const std::string& line) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!tty_) return;
+        std::fprintf(stderr, "\r\033[K%s", line.c_str());
+        std::fflush(stderr);
+    }
     size_t total_;
-    bool show_;
+    bool tty_;
+    std::mutex mutex_;  // streamed strips and finished files report from different threads
 };
 
 /// How a file goes through the filter.
@@ -617,7 +628,8 @@ private:
                                                   channels_used(w.in_format, kernel_.per_channel), w.caps, workers_);
         }
         PngWriter out(job.output, w.width, w.height, w.out_format, o_.force, compression_);
-        const StripStats st = run_strips(*source, *filter, out, tiling.second, o_.boundary);
+        const StripStats st = run_strips(*source, *filter, out, tiling.second, o_.boundary,
+                                         [&](int done, int strips) { progress_.strip(job.input, done, strips); });
         out.commit();
         w.times.decode += st.decode;
         w.times.encode += st.encode;
