@@ -19,7 +19,7 @@ CXX      ?= g++
 PKGS     := glew egl glut libpng zlib libdeflate fftw3 fftw3f
 # Debian 12 packages: build tools, libraries, Mesa's software GL (llvmpipe) and what the tests drive.
 DEB_PACKAGES := g++ make pkg-config libglew-dev libegl-dev libegl-mesa0 libgl1-mesa-dri freeglut3-dev \
-                libpng-dev libdeflate-dev libfftw3-dev xvfb xauth xdotool gnuplot-nox time help2man
+                libpng-dev libdeflate-dev libfftw3-dev xvfb xauth xdotool bsdutils gnuplot-nox time help2man
 
 OBJ      := obj
 BIN      := bin
