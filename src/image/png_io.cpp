@@ -623,6 +623,7 @@ struct PngReader::State {
         c.info = nullptr;
     }
     ~State() {
+        stream.reset();  // its inflater reads c.file until it is joined
         destroy_png();
         if (c.file) std::fclose(c.file);
     }
