@@ -402,7 +402,7 @@ public:
     /// checked).
     bool finish() {
         std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [this] { return end_ != 0 || failed_; });
+        changed_.wait(lock, [this] { return end_ != 0; });
         return end_ > 0;
     }
 
@@ -424,7 +424,7 @@ private:
     // The caller's side: the inflater's next block, once made; false where it failed first.
     bool next_block() {
         std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [this] { return made_ > used_ || failed_; });
+        changed_.wait(lock, [this] { return made_ > used_ || end_ < 0; });
         if (made_ == used_) return false;
         block_ = &ring_[used_ % ring_size];
         row_in_block_ = 0;
@@ -460,7 +460,6 @@ private:
         {
             std::lock_guard<std::mutex> lock(mutex_);
             end_ = ok ? 1 : -1;
-            failed_ = !ok;
         }
         changed_.notify_all();
     }
@@ -497,13 +496,10 @@ private:
             if (z_.avail_out == 0 || (rc != Z_OK && rc != Z_STREAM_END)) return false;
             ended_ = rc == Z_STREAM_END;
         }
-        uint32_t check = 0;
-        for (int i = 0; i < 4; ++i) {
-            unsigned char b;
+        unsigned char check[4];
+        for (unsigned char& b : check)
             if (!byte(b)) return false;
-            check = check << 8 | b;
-        }
-        if (check != adler_ || z_.avail_in != 0) return false;
+        if (big_endian32(check) != adler_ || z_.avail_in != 0) return false;
         while (is_idat_) {  // the rest of the IDATs must be empty
             if (left_ != 0 || !next_chunk() || (is_idat_ && left_ != 0)) return false;
         }
@@ -570,8 +566,8 @@ private:
     std::condition_variable changed_;
     Block ring_[ring_size];
     size_t made_ = 0, used_ = 0;
-    bool failed_ = false, stop_ = false;
-    int end_ = 0;  // after the last row: 1 the end checked, -1 not plainly right
+    bool stop_ = false;
+    int end_ = 0;  // 1 every row made and the end checked; -1 not plainly right (rows or end)
 
     // The caller's thread: the block being read and the row above its first (as stored).
     Block* block_ = nullptr;

@@ -11,10 +11,10 @@
 #include "base/parse.h"
 #include "image/png_io.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
