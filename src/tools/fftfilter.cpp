@@ -349,10 +349,14 @@ unsigned channels_used(const PngFormat& f, bool per_channel_kernel) {
     return f.has_alpha() ? mask | 8u : mask;
 }
 
+/// "1 tile", "2 tiles": a count and its noun.
+std::string counted(long long n, const char* noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 /// "1 tile of 4096x4096": how a file went through the GPU filter.
 std::string tiles_detail(const FilterStats& s) {
-    return std::to_string(s.tiles) + " tile" + (s.tiles == 1 ? "" : "s") + " of " + std::to_string(s.fft_width) + "x" +
-           std::to_string(s.fft_height);
+    return counted(s.tiles, "tile") + " of " + std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height);
 }
 
 std::string milliseconds(double seconds) {
@@ -499,7 +503,7 @@ private:
         thread_local FftwConvolver::Workspace workspace;
         FftwConvolver::Stats s = fftw_->apply(w.image, channels_used(w.in_format, kernel_.per_channel), workspace, w.caps);
         w.detail = std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height) + " FFTW, " +
-                   std::to_string(s.channels) + " channel" + (s.channels == 1 ? "" : "s");
+                   counted(s.channels, "channel");
     }
 
     /// GL thread, as the workers start reading: the transform and kernel spectrum of the first
@@ -641,9 +645,9 @@ private:
             w.times.setup += gpu->last().setup_ms * 1e-3;
         }
         const AxisTiling& y = tiling.second;
-        w.detail = "streamed: " + std::to_string(st.strips) + " strip" + (st.strips == 1 ? "" : "s") + " of " +
-                   std::to_string(y.block) + " rows, tiles of " + std::to_string(tiling.first.fft) + "x" + std::to_string(y.fft) +
-                   (gpu ? "" : " FFTW") + ", at most " + std::to_string(st.rows_held) + " input rows held" +
+        w.detail = "streamed: " + counted(st.strips, "strip") + " of " + counted(y.block, "row") + ", tiles of " +
+                   std::to_string(tiling.first.fft) + "x" + std::to_string(y.fft) + (gpu ? "" : " FFTW") + ", at most " +
+                   counted(st.rows_held, "input row") + " held" +
                    (st.passes > 1 ? ", two decoding passes (wrap reads the last rows first)" : "") +
                    (w.in_format.interlaced ? "; interlaced input decoded whole, output written non-interlaced" : "") + w.detail;
     }
