@@ -137,7 +137,7 @@ $(BIN)/bench/%: $(OBJ)/test/bench/%.o $(APP_LIB) $(LIB)
 tsan:
 	@$(MAKE) --no-print-directory SANITIZE=thread bin/tsan/fftfilter bin/tsan/test/test_fftfilter
 	@SANITIZE=thread TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp:halt_on_error=1:report_signal_unsafe=0" \
-	    bin/tsan/test/test_fftfilter shards threads refuses gpu_conversion inflate
+	    bin/tsan/test/test_fftfilter shards threads refuses gpu_conversion inflate_and inflate_ahead
 
 demo: all
 	@for k in $(DEMO_FILTERS); do \
@@ -162,7 +162,7 @@ FUZZ_CXX     ?= clang++
 FUZZ_SECONDS ?= 600
 FUZZ_OBJ     := obj-fuzz
 FUZZ_FLAGS   := -std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_SRC     := src/image/png_io.cpp src/image/kernels.cpp src/image/files.cpp src/reference/reference.cpp src/base/parse.cpp
+FUZZ_SRC     := src/image/png_io.cpp src/image/inflate.cpp src/image/kernels.cpp src/image/files.cpp src/reference/reference.cpp src/base/parse.cpp
 FUZZ_LIBOBJ  := $(FUZZ_SRC:%.cpp=$(FUZZ_OBJ)/%.o)
 FUZZERS      := $(BIN)/fuzz/fuzz_png $(BIN)/fuzz/fuzz_kernel
 

@@ -10,15 +10,19 @@
 #include "image/colour.h"
 #include "image/files.h"
 #include "image/gpu_samples.h"
+#include "image/inflate.h"
 #include "image/convolve.h"
 #include "image/kernels.h"
 #include "image/png_io.h"
+
+#include <libdeflate.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -897,7 +901,7 @@ TEST(whole_images_inflate_and_unfilter_as_libpng_reads_them) {
             std::vector<unsigned char> streamed;
             std::string decoder;
             const std::string streamed_problem = rows_of(path, &streamed, false, {1, 2, 5}, &decoder);
-            EXPECT(decoder == "zlib" && streamed_problem.empty() && streamed == rows, name, ": rows streamed by ", decoder,
+            EXPECT(decoder == "inflater" && streamed_problem.empty() && streamed == rows, name, ": rows streamed by ", decoder,
                    " differ ", streamed_problem);
         }
 
@@ -1016,7 +1020,7 @@ TEST(streamed_rows_inflate_ahead_on_a_thread) {
         std::vector<unsigned char> streamed;
         std::string decoder;
         const std::string problem = rows_of(dir / "good.png", &streamed, false, groups, &decoder);
-        EXPECT(problem.empty() && decoder == "zlib" && streamed == rows, "rows in groups of ", groups[0], ": by ", decoder,
+        EXPECT(problem.empty() && decoder == "inflater" && streamed == rows, "rows in groups of ", groups[0], ": by ", decoder,
                " ", problem);
     }
     // Left mid-image, the inflater waiting on the ring or still reading the file's last chunks
@@ -1041,7 +1045,7 @@ TEST(streamed_rows_inflate_ahead_on_a_thread) {
     } catch (const Error& e) {
         problem = e.what();
     }
-    EXPECT(problem.empty() && std::string(r.decoder()) == "zlib" && std::equal(first.begin(), first.end(), rows.begin()),
+    EXPECT(problem.empty() && std::string(r.decoder()) == "inflater" && std::equal(first.begin(), first.end(), rows.begin()),
            "the first 60 rows: by ", r.decoder(), " '", problem, "'");
     try {
         r.read_rows(rest.data(), 180);
@@ -1069,6 +1073,288 @@ int sync_markers(const std::string& path) {
 }
 
 }  // namespace
+
+namespace inflater_test {
+
+// zlib's reading of a stream: every byte it gives, and whether it ends well (Z_STREAM_END, the
+// Adler-32 checked) or its message.
+struct ZlibReading {
+    fixture::Bytes out;
+    bool ok = false;
+    std::string message;
+};
+ZlibReading zlib_reading(const fixture::Bytes& z) {
+    ZlibReading r;
+    z_stream s{};
+    inflateInit(&s);
+    s.next_in = const_cast<unsigned char*>(z.data());
+    s.avail_in = static_cast<uInt>(z.size());
+    unsigned char buffer[4096];
+    for (;;) {
+        s.next_out = buffer;
+        s.avail_out = sizeof buffer;
+        const int rc = inflate(&s, Z_NO_FLUSH);
+        r.out.insert(r.out.end(), buffer, buffer + (sizeof buffer - s.avail_out));
+        if (rc == Z_STREAM_END) {
+            r.ok = true;
+            break;
+        }
+        if (rc != Z_OK) {
+            r.message = s.msg ? s.msg : rc == Z_BUF_ERROR ? "truncated" : "error";
+            break;
+        }
+    }
+    inflateEnd(&s);
+    return r;
+}
+
+// Our Inflater over `z`, given in pieces of random sizes and read in pieces of random sizes.
+// `out`: the bytes it gives before its first false, asked for in pieces up to `size` and then
+// one at a time up to 64 KiB past it;
+// `ok`: a second reading gives exactly `size` bytes and finishes.
+struct OurReading {
+    fixture::Bytes out;
+    bool ok = false;
+};
+OurReading our_reading(const fixture::Bytes& z, size_t size, std::mt19937& random) {
+    OurReading r;
+    for (int pass = 0; pass < 2; ++pass) {
+        const size_t limit = pass == 0 ? size + 65536 : size;
+        size_t at = 0, made = 0;
+        Inflater inflater([&](unsigned char* buffer, size_t capacity) -> long {
+            const size_t n = std::min({capacity, z.size() - at, size_t(1) + random() % 3000});
+            std::memcpy(buffer, z.data() + at, n);
+            at += n;
+            return static_cast<long>(n);
+        });
+        bool failed = false;
+        while (made < limit && !failed) {
+            const size_t n = made < size ? std::min<size_t>(size - made, 1 + random() % 5000) : 1;
+            fixture::Bytes piece(n);
+            failed = !inflater.read(piece.data(), n);
+            if (!failed) made += n;
+            if (!failed && pass == 0) r.out.insert(r.out.end(), piece.begin(), piece.end());
+        }
+        if (pass == 1) r.ok = !failed && inflater.finish();
+    }
+    return r;
+}
+
+// Data of the kinds PNG streams hold: noise, smooth rows, runs of short periods, text-like bytes.
+fixture::Bytes sample_data(int kind, size_t size, std::mt19937& random) {
+    fixture::Bytes d(size);
+    for (size_t i = 0; i < size; ++i) {
+        switch (kind) {
+            case 0: d[i] = static_cast<unsigned char>(random()); break;
+            case 1: d[i] = static_cast<unsigned char>(128 + 100 * std::sin(0.01 * static_cast<double>(i)) + random() % 3); break;
+            case 2: d[i] = i < 7 ? static_cast<unsigned char>(random()) : d[i - 1 - (i / 997) % 7]; break;
+            default: d[i] = static_cast<unsigned char>("abcdefghij  ,.\n"[random() % 15]); break;
+        }
+    }
+    return d;
+}
+
+fixture::Bytes deflated(const fixture::Bytes& data, int level, int strategy) {
+    z_stream s{};
+    deflateInit2(&s, level, Z_DEFLATED, 15, 8, strategy);
+    fixture::Bytes z(deflateBound(&s, static_cast<uLong>(data.size())) + 64);
+    s.next_in = const_cast<unsigned char*>(data.data());
+    s.avail_in = static_cast<uInt>(data.size());
+    s.next_out = z.data();
+    s.avail_out = static_cast<uInt>(z.size());
+    deflate(&s, Z_FINISH);
+    z.resize(s.total_out);
+    deflateEnd(&s);
+    return z;
+}
+
+// A deflate stream written by hand, for what no encoder writes: bits from the lowest, Huffman
+// codes from their first bit.
+struct BitWriter {
+    fixture::Bytes out{0x78, 0x01};  // zlib's header
+    uint64_t bits = 0;
+    int count = 0;
+    void put(uint32_t value, int n) {
+        bits |= uint64_t(value) << count;
+        for (count += n; count >= 8; count -= 8, bits >>= 8) out.push_back(static_cast<unsigned char>(bits));
+    }
+    void code(uint32_t code, int length) {
+        for (int b = length - 1; b >= 0; --b) put((code >> b) & 1, 1);
+    }
+    // The stream ended, with the Adler-32 of no output.
+    fixture::Bytes ended() {
+        if (count > 0) put(0, 8 - count);
+        for (unsigned char b : {0, 0, 0, 1}) out.push_back(b);
+        return out;
+    }
+};
+// The canonical codes of `lengths` (RFC 1951, 3.2.2).
+std::vector<uint32_t> canonical(const std::vector<int>& lengths) {
+    std::vector<uint32_t> next(17, 0), codes(lengths.size(), 0);
+    std::vector<int> count(17, 0);
+    for (int l : lengths) ++count[static_cast<size_t>(l)];
+    count[0] = 0;
+    for (size_t len = 1, code = 0; len <= 16; ++len) next[len] = static_cast<uint32_t>(code = (code + static_cast<size_t>(count[len - 1])) << 1);
+    for (size_t s = 0; s < lengths.size(); ++s)
+        if (lengths[s]) codes[s] = next[static_cast<size_t>(lengths[s])]++;
+    return codes;
+}
+// One final dynamic block of no data but its end: `nlit` literal/length codes (all 288 lengths
+// below give a complete code), `ndist` distance codes (lengths of 5: 32 make a complete code, 2
+// are given lengths of 1), every length sent plainly; or, with `repeat_first`, the code lengths
+// opening with a repeat of the length before them (there is none).
+fixture::Bytes dynamic_block(int nlit, int ndist, bool repeat_first) {
+    BitWriter w;
+    w.put(1, 1);
+    w.put(2, 2);
+    w.put(static_cast<uint32_t>(nlit - 257), 5);
+    w.put(static_cast<uint32_t>(ndist - 1), 5);
+    w.put(15, 4);  // all 19 code length code lengths
+    std::vector<int> length_lengths(19, 0);
+    for (int s = 0; s < 15; ++s) length_lengths[static_cast<size_t>(s)] = 4;
+    length_lengths[repeat_first ? 16 : 15] = 4;
+    const int order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    for (int s : order) w.put(static_cast<uint32_t>(length_lengths[static_cast<size_t>(s)]), 3);
+    const std::vector<uint32_t> length_codes = canonical(length_lengths);
+    if (repeat_first) {
+        w.code(length_codes[16], 4);
+        w.put(0, 2);
+    }
+    std::vector<int> lit(static_cast<size_t>(nlit));
+    // 257: 255 of 8 bits and 2 of 9; 288: 224 of 8 and 64 of 9 (complete either way)
+    for (int s = 0; s < nlit; ++s) lit[static_cast<size_t>(s)] = s < (nlit == 257 ? 255 : 224) ? 8 : 9;
+    std::vector<int> dist(static_cast<size_t>(ndist), ndist == 2 ? 1 : 5);
+    for (int l : lit) w.code(length_codes[static_cast<size_t>(l)], 4);
+    for (int l : dist) w.code(length_codes[static_cast<size_t>(l)], 4);
+    const std::vector<uint32_t> lit_codes = canonical(lit);
+    w.code(lit_codes[256], lit[256]);
+    return w.ended();
+}
+
+// The data deflated at levels 0, 6 and 1 in turn, 9000 bytes each: stored blocks between coded ones.
+fixture::Bytes mixed_levels(const fixture::Bytes& data) {
+    z_stream s{};
+    deflateInit(&s, 6);
+    fixture::Bytes z(deflateBound(&s, static_cast<uLong>(data.size())) + 4096);
+    s.next_out = z.data();
+    s.avail_out = static_cast<uInt>(z.size());
+    const int levels[3] = {0, 6, 1};
+    for (size_t at = 0, k = 0; at < data.size(); at += 9000, ++k) {
+        deflateParams(&s, levels[k % 3], Z_DEFAULT_STRATEGY);
+        s.next_in = const_cast<unsigned char*>(data.data() + at);
+        s.avail_in = static_cast<uInt>(std::min<size_t>(9000, data.size() - at));
+        deflate(&s, Z_NO_FLUSH);
+    }
+    deflate(&s, Z_FINISH);
+    z.resize(s.total_out);
+    deflateEnd(&s);
+    return z;
+}
+
+}  // namespace inflater_test
+
+TEST(inflater_reads_as_zlib_reads) {
+    // Our Inflater (inflate.h) against zlib's inflate(). Streams of zlib's every strategy and
+    // libdeflate's levels, whole, in random pieces: the same bytes, and the end checked (an
+    // extra byte after the stream, or one asked past it, refused). Then each stream broken
+    // thousands of ways (bits flipped, bytes replaced, cut short): whatever zlib refuses ours
+    // refuses, never giving a byte that zlib does not give first; whatever zlib reads whole ours
+    // reads whole. And the ways zlib finds a stream wrong, each met by some broken stream.
+    using namespace inflater_test;
+    std::mt19937 random(7);
+    std::vector<std::pair<fixture::Bytes, fixture::Bytes>> streams;  // (data, stream)
+    libdeflate_compressor* levels[3] = {libdeflate_alloc_compressor(1), libdeflate_alloc_compressor(6),
+                                        libdeflate_alloc_compressor(12)};
+    for (int kind = 0; kind < 4; ++kind)
+        for (size_t size : {size_t(0), size_t(1), size_t(300), size_t(70000), size_t(600000)}) {
+            const fixture::Bytes data = sample_data(kind, size, random);
+            for (int level : {0, 1, 6, 9})
+                streams.emplace_back(data, deflated(data, level, Z_DEFAULT_STRATEGY));
+            for (int strategy : {Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED})
+                streams.emplace_back(data, deflated(data, 6, strategy));
+            streams.emplace_back(data, mixed_levels(data));
+            for (libdeflate_compressor* c : levels) {
+                fixture::Bytes z(libdeflate_zlib_compress_bound(c, size));
+                z.resize(libdeflate_zlib_compress(c, data.data(), size, z.data(), z.size()));
+                streams.emplace_back(data, z);
+            }
+        }
+    for (libdeflate_compressor* c : levels) libdeflate_free_compressor(c);
+    size_t bad = 0;
+    for (const auto& [data, z] : streams) {
+        OurReading whole = our_reading(z, data.size(), random);
+        if (!whole.ok || whole.out != data) ++bad;
+        fixture::Bytes longer = z;
+        longer.push_back(0);
+        if (our_reading(longer, data.size(), random).ok || our_reading(z, data.size() + 1, random).ok) ++bad;
+    }
+    EXPECT(bad == 0, bad, " of ", streams.size(), " streams misread");
+    {  // a source that fails after giving the whole stream: the stream is read, but not finished
+        const auto& [data, z] = *std::find_if(streams.begin(), streams.end(), [](const auto& s) { return s.first.size() == 300; });
+        bool given = false;
+        Inflater inflater([&](unsigned char* buffer, size_t capacity) -> long {
+            if (given) return -1;
+            given = true;
+            std::memcpy(buffer, z.data(), std::min(capacity, z.size()));
+            return static_cast<long>(std::min(capacity, z.size()));
+        });
+        fixture::Bytes out(data.size());
+        EXPECT(inflater.read(out.data(), out.size()) && out == data && !inflater.finish(),
+               "a source failing after the stream's last byte");
+    }
+
+    std::set<std::string> zlib_says;
+    size_t cases = 0, wrong = 0, refused = 0;
+    std::string first_wrong;
+    for (const auto& [data, z] : streams) {
+        if (data.size() > 70000 || z.size() < 3) continue;
+        for (int round = 0; round < 120; ++round, ++cases) {
+            fixture::Bytes broken = z;
+            const int how = round % 4;
+            const size_t at = 2 + random() % (broken.size() - 2);  // past the header, mostly
+            if (how == 0) broken[at] ^= static_cast<unsigned char>(1u << (random() % 8));
+            else if (how == 1) broken[at] = static_cast<unsigned char>(random());
+            else if (how == 2) broken.resize(at);
+            else for (int k = 0; k < 3; ++k) broken[2 + random() % (broken.size() - 2)] ^= static_cast<unsigned char>(1u << (random() % 8));
+            const ZlibReading theirs = zlib_reading(broken);
+            const OurReading ours = our_reading(broken, theirs.out.size(), random);
+            const bool prefix = ours.out.size() <= theirs.out.size() &&
+                                std::equal(ours.out.begin(), ours.out.end(), theirs.out.begin());
+            // zlib reads no further than the stream's end; ours also refuses bytes after it
+            const bool trailing = theirs.ok && broken.size() != z.size();
+            const bool same_verdict = ours.ok == theirs.ok || (trailing && !ours.ok);
+            if (!prefix || !same_verdict) {
+                if (wrong++ == 0)
+                    first_wrong = check::str("stream of ", z.size(), " bytes, way ", how, " at ", at, ": zlib ",
+                                             theirs.ok ? "reads it" : theirs.message, " (", theirs.out.size(),
+                                             " bytes), ours ", ours.ok ? "reads it" : "refuses it", " (",
+                                             ours.out.size(), " bytes)");
+            }
+            if (!theirs.ok) {
+                ++refused;
+                zlib_says.insert(theirs.message);
+            }
+        }
+    }
+    EXPECT(wrong == 0, wrong, " of ", cases, " broken streams read otherwise than zlib; the first: ", first_wrong);
+    // By hand: a block of 257 and 2 codes is read; of 288 literal/length codes, 32 distance codes,
+    // or a repeat with no length before it, refused (no encoder writes such streams).
+    const std::pair<fixture::Bytes, const char*> by_hand[] = {{dynamic_block(257, 2, false), ""},
+                                                              {dynamic_block(288, 2, false), "too many length or distance symbols"},
+                                                              {dynamic_block(257, 32, false), "too many length or distance symbols"},
+                                                              {dynamic_block(257, 2, true), "invalid bit length repeat"}};
+    for (const auto& [z, message] : by_hand) {
+        const ZlibReading theirs = zlib_reading(z);
+        const OurReading ours = our_reading(z, 0, random);
+        EXPECT(theirs.message == message && ours.ok == theirs.ok && ours.out.empty(), "a block by hand: zlib '",
+               theirs.message, "', ours ", ours.ok ? "reads it" : "refuses it");
+    }
+    for (const char* message : {"invalid block type", "invalid stored block lengths", "too many length or distance symbols",
+                                "invalid code lengths set", "invalid bit length repeat", "invalid literal/lengths set",
+                                "invalid distances set", "invalid literal/length code", "invalid distance code",
+                                "invalid distance too far back", "incorrect data check", "truncated"})
+        EXPECT(zlib_says.count(message), "no broken stream met zlib's '", message, "' (", refused, " refused)");
+}
 
 TEST(streamed_rows_deflate_in_parallel_parts) {
     // Rows written a few at a time at the fast levels go to one zlib stream compressed in parts of

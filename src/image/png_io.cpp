@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "image/files.h"
+#include "image/inflate.h"
 
 #include <libdeflate.h>
 #include <png.h>
@@ -159,7 +160,7 @@ bool plain_rows(const PngFormat& f) {
 
 // Images that libpng would hand over as stored (plain rows and no tRNS, so no transform but the
 // 16-bit byte swap) skip libpng's row reader: the image data is gathered from its IDAT chunks,
-// inflated by libdeflate (whole) or zlib (by rows) and unfiltered here. On a 2048x2048 RGB image
+// inflated by libdeflate (whole) or our Inflater (by rows, inflate.h) and unfiltered here. On a 2048x2048 RGB image
 // libpng took 56-68 ms, a third in zlib's inflate and the rest unfiltering byte by byte (Debian's
 // libpng has no SIMD filters); src/README.md, "The batch's decoding".
 bool inflates_itself(const PngFormat& f) { return plain_rows(f) && !f.has_trns; }
@@ -174,12 +175,6 @@ bool letters(const unsigned char type[4]) {
         if (!((type[i] >= 'A' && type[i] <= 'Z') || (type[i] >= 'a' && type[i] <= 'z'))) return false;
     return true;
 }
-
-// A zlib stream whose header asks for deflate with a window of 32 KiB, as zlib and libdeflate
-// write it. libpng inflates with the window the header gives, and refuses a distance beyond it;
-// our inflaters would not (libdeflate ignores the window, zlib keeps the one it was opened with).
-// So a smaller window, which libpng's writer gives images of under 16 KiB, is libpng's to read.
-bool window_of_32k(const unsigned char* zlib_header) { return zlib_header[0] == 0x78; }
 
 // The chunks of a PNG from one in memory, each CRC checked as it is taken.
 struct ChunkReader {
@@ -310,7 +305,9 @@ bool inflate_whole(FILE* file, Samples& s) {
     while (!chunk.is("IEND"))
         if ((chunk.type[0] & 0x20) == 0 || !chunk.next()) return false;
 
-    if (stream < 2 || !window_of_32k(bytes.data())) return false;
+    // (A window under 32 KiB, which libpng's writer gives images of under 16 KiB, is libpng's to
+    // read: it refuses distances beyond it, libdeflate ignores the window; zlib_header_ok().)
+    if (stream < 2 || !zlib_header_ok(bytes.data())) return false;
     const size_t stride = s.row_bytes(), bpp = static_cast<size_t>(s.channels) * s.bytes_per_sample();
     const size_t height = static_cast<size_t>(s.height);
     s.data.resize((stride + 1) * height);
@@ -340,12 +337,11 @@ bool inflate_whole(FILE* file, Samples& s) {
 
 // Rows of the image data read a few at a time (PngReader::read_rows, for images streamed by
 // rows), where inflate_whole() cannot hold the stream. Two threads share the work: an inflater
-// reads the IDAT chunks (each CRC checked at its end, as libpng does), checks the zlib header,
-// inflates the raw stream into blocks of filtered rows (about 256 KiB each, a ring of four) and
-// checks the Adler-32 (libdeflate's, SIMD); the caller's thread unfilters each block's rows into
-// its own. On one thread a 16384x16384 RGB file spent two thirds of its time in zlib (a tenth of
-// that in zlib's Adler-32) and the rest unfiltering (src/README.md, "Streamed decoding on two
-// threads"). Any call returns false on anything not plainly right, and the caller reads on
+// reads the IDAT chunks (each CRC checked at its end, as libpng does) and inflates the zlib
+// stream (our Inflater, inflate.h: header, Adler-32 and all) into blocks of filtered rows (about
+// 256 KiB each, a ring of four); the caller's thread unfilters each block's rows into its own. On
+// one thread a 16384x16384 RGB file spent two thirds of its time in zlib and the rest
+// unfiltering (src/README.md, "Streamed decoding on two threads", "Our own inflater"). Any call returns false on anything not plainly right, and the caller reads on
 // through libpng; a problem the inflater meets ahead of the rows asked for stays unseen until a
 // call needs the rows after it, so the calls fail where they would on one thread or earlier,
 // never later.
@@ -354,7 +350,8 @@ public:
     StreamInflate(FILE* file, int width, int height, int channels, int depth)
         : file_(file), bpp_(static_cast<size_t>(channels) * static_cast<size_t>(depth / 8)),
           stride_(static_cast<size_t>(width) * bpp_), height_(height), wide_(depth == 16),
-          block_rows_(block_rows(stride_ + 1, height)), prev_(stride_, 0), in_(size_t(1) << 16) {
+          block_rows_(block_rows(stride_ + 1, height)), prev_(stride_, 0),
+          inflate_([this](unsigned char* buffer, size_t capacity) { return idat_data(buffer, capacity); }) {
         for (Block& b : ring_) b.bytes.resize(block_rows_ * (stride_ + 1));
     }
     ~StreamInflate() {
@@ -364,14 +361,11 @@ public:
         }
         changed_.notify_all();
         if (inflater_.joinable()) inflater_.join();
-        if (open_) inflateEnd(&z_);
     }
     /// After png_read_info(): the first IDAT's head again; the inflater starts.
     bool start() {
         const long at = std::ftell(file_);
         if (at < 16 || std::fseek(file_, at - 8, SEEK_SET) != 0 || !next_chunk() || !is_idat_) return false;
-        if (inflateInit2(&z_, -15) != Z_OK) throw std::bad_alloc();  // raw: the header and Adler-32 are ours
-        open_ = true;
         inflater_ = std::thread([this] { run(); });
         return true;
     }
@@ -435,7 +429,6 @@ private:
     void run() {
         bool ok = true;
         try {
-            ok = header_checked();
             for (size_t made = 0; ok && made < static_cast<size_t>(height_);) {
                 Block* b;
                 {
@@ -445,7 +438,7 @@ private:
                     b = &ring_[made_ % ring_size];
                 }
                 b->rows = std::min(block_rows_, static_cast<size_t>(height_) - made);
-                ok = inflated(b->bytes.data(), b->rows * (stride_ + 1));
+                ok = inflate_.read(b->bytes.data(), b->rows * (stride_ + 1));
                 if (ok) {
                     made += b->rows;
                     std::lock_guard<std::mutex> lock(mutex_);
@@ -464,60 +457,19 @@ private:
         changed_.notify_all();
     }
 
-    // zlib's header (RFC 1950): deflate, the check bits, no preset dictionary, and a window of 32
-    // KiB (window_of_32k()).
-    bool header_checked() {
-        unsigned char head[2];
-        if (!byte(head[0]) || !byte(head[1])) return false;
-        return window_of_32k(head) && (head[0] * 256u + head[1]) % 31 == 0 && (head[1] & 0x20) == 0;
-    }
-    // The next `size` bytes of the stream into `out`, their Adler-32 taken.
-    bool inflated(unsigned char* out, size_t size) {
-        z_.next_out = out;
-        z_.avail_out = static_cast<uInt>(size);
-        while (z_.avail_out > 0) {
-            if (ended_ || (z_.avail_in == 0 && !fill())) return false;
-            const int rc = inflate(&z_, Z_NO_FLUSH);
-            if (rc == Z_STREAM_END) ended_ = true;
-            else if (rc != Z_OK) return false;
-        }
-        adler_ = static_cast<uint32_t>(libdeflate_adler32(adler_, out, size));
-        return true;
-    }
     // After the last row: the stream ends here, its Adler-32 matches, nothing follows it but
     // empty IDATs and ancillary chunks up to IEND.
     bool end_checked() {
-        while (!ended_) {
-            unsigned char extra;
-            z_.next_out = &extra;
-            z_.avail_out = 1;
-            if (z_.avail_in == 0 && !fill()) return false;
-            const int rc = inflate(&z_, Z_NO_FLUSH);
-            if (z_.avail_out == 0 || (rc != Z_OK && rc != Z_STREAM_END)) return false;
-            ended_ = rc == Z_STREAM_END;
-        }
-        unsigned char check[4];
-        for (unsigned char& b : check)
-            if (!byte(b)) return false;
-        if (big_endian32(check) != adler_ || z_.avail_in != 0) return false;
-        while (is_idat_) {  // the rest of the IDATs must be empty
-            if (left_ != 0 || !next_chunk() || (is_idat_ && left_ != 0)) return false;
-        }
+        if (!inflate_.finish() || is_idat_) return false;  // (finish(): idat_data() gave its end)
         for (;;) {
             const bool end = std::memcmp(type_, "IEND", 4) == 0;
             if (!end && (type_[0] & 0x20) == 0) return false;
+            unsigned char skipped[4096];
             while (left_ > 0)
-                if (!take()) return false;
+                if (chunk_data(skipped, sizeof skipped) <= 0) return false;
             if (end) return crc_checked();
             if (!next_chunk()) return false;
         }
-    }
-    // One byte of the stream that zlib does not read (the header and the Adler-32).
-    bool byte(unsigned char& b) {
-        if (z_.avail_in == 0 && !fill()) return false;
-        b = *z_.next_in++;
-        --z_.avail_in;
-        return true;
     }
     // The current chunk's CRC, after its data.
     bool crc_checked() {
@@ -538,21 +490,23 @@ private:
         crc_ = libdeflate_crc32(0, head + 4, 4);
         return true;
     }
-    // Up to 64 KiB more of the current chunk's data into in_, its CRC updated.
-    bool take() {
-        const size_t n = std::min<size_t>(left_, in_.size());
-        if (std::fread(in_.data(), 1, n, file_) != n) return false;
-        crc_ = libdeflate_crc32(crc_, in_.data(), n);
+    // Up to `capacity` bytes more of the current chunk's data, its CRC updated; -1 where the file
+    // ends first.
+    long chunk_data(unsigned char* buffer, size_t capacity) {
+        const size_t n = std::min<size_t>(left_, capacity);
+        if (std::fread(buffer, 1, n, file_) != n) return -1;
+        crc_ = libdeflate_crc32(crc_, buffer, n);
         left_ -= static_cast<uint32_t>(n);
-        z_.next_in = in_.data();
-        z_.avail_in = static_cast<uInt>(n);
-        return true;
+        return static_cast<long>(n);
     }
-    // More compressed data: the current IDAT's, or the next IDAT's.
-    bool fill() {
-        while (left_ == 0)
-            if (!next_chunk() || !is_idat_) return false;
-        return take();
+    // The inflater's source: the IDATs' data, one after another; 0 at the first other chunk (its
+    // head read), -1 on a bad CRC or the file's end.
+    long idat_data(unsigned char* buffer, size_t capacity) {
+        for (;;) {
+            if (!is_idat_) return 0;
+            if (left_ > 0) return chunk_data(buffer, capacity);
+            if (!next_chunk()) return -1;
+        }
     }
 
     FILE* file_;
@@ -576,10 +530,8 @@ private:
 
     // The inflater's thread (and start(), before it runs).
     std::thread inflater_;
-    std::vector<unsigned char> in_;
-    z_stream z_{};
-    uint32_t adler_ = 1;
-    bool open_ = false, ended_ = false, started_ = false, is_idat_ = false;
+    Inflater inflate_;
+    bool started_ = false, is_idat_ = false;
     unsigned char type_[4] = {0, 0, 0, 0};
     uint32_t left_ = 0, crc_ = 0;
 };
@@ -712,7 +664,7 @@ void PngReader::read_rows(unsigned char* dst, int count) {
     if (!s_->libpng_only && inflates_itself(s_->format)) {
         if (s_->next_row == 0) {
             s_->stream = std::make_unique<StreamInflate>(s_->c.file, width(), height(), channels(), depth());
-            s_->decoder = "zlib";
+            s_->decoder = "inflater";
         }
         StreamInflate& z = *s_->stream;
         if ((s_->next_row > 0 || z.start()) && z.read(dst, count) && (s_->next_row + count < height() || z.finish())) {

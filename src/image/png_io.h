@@ -1,7 +1,7 @@
 // PNG files in and out: every colour type (grey, grey+alpha, RGB, RGBA, palette with or without
 // tRNS), every bit depth (1, 2, 4, 8, 16), interlaced or not; errors as one line naming the file;
 // outputs written atomically. libpng reads and writes the chunks and every image the fast paths
-// do not take; 8- and 16-bit image data is inflated by libdeflate (whole) or zlib (by rows) and
+// do not take; 8- and 16-bit image data is inflated by libdeflate (whole) or our Inflater (by rows) and
 // unfiltered here, and at the fast levels filtered here and deflated by libdeflate (whole) or in
 // parallel zlib parts (by rows, or a file alone). libpng has the last word on any file that is
 // not plainly right.
@@ -86,9 +86,10 @@ public:
     /// there not plainly right (a CRC, the stream, a filter type, a chunk) reads it again through
     /// libpng, whose errors and tolerances stand.
     PngSamples read_image();
-    /// Who decoded the image data: "libdeflate" (read_image() inflating the whole stream), "zlib"
-    /// (read_rows() inflating as it goes; both unfiltering here, for images read_image() would
-    /// inflate whole) or "libpng" (every other image, and any file not plainly right).
+    /// Who decoded the image data: "libdeflate" (read_image() inflating the whole stream),
+    /// "inflater" (read_rows() inflating as it goes, inflate.h; both unfiltering here, for images
+    /// read_image() would inflate whole) or "libpng" (every other image, and any file not plainly
+    /// right).
     const char* decoder() const;
     /// Every row through libpng, before any is read (tests compare the other decoders with it).
     void use_libpng();

@@ -1,0 +1,464 @@
+#include "image/inflate.h"
+
+#include <libdeflate.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace gpufft {
+
+namespace {
+
+constexpr size_t kHistory = size_t(1) << 15;  // deflate's window
+constexpr size_t kBatch = size_t(1) << 18;    // output made a call of produce()
+constexpr size_t kSlack = 258 + 32;           // one match past the batch, and word copies' overrun
+constexpr size_t kInput = size_t(1) << 16;
+constexpr unsigned kLitRoot = 11, kDistRoot = 8, kLengthsRoot = 7;
+
+// A table entry: the bits its code and extra bits take together (5), the code's bits (4), what it
+// is (a flag each), its value (16: a literal, a length's or distance's base, a subtable's
+// offset). A link's two counts are the root's bits and its subtable's.
+constexpr uint32_t kLink = 1u << 12, kEnd = 1u << 13, kInvalid = 1u << 14, kLiteral = 1u << 15;
+constexpr uint32_t entry(uint32_t flags, uint32_t code, uint32_t extra, uint32_t value) {
+    return (code + extra) | code << 8 | flags | value << 16;
+}
+inline unsigned total_bits(uint32_t e) { return e & 31; }
+inline unsigned code_bits(uint32_t e) { return (e >> 8) & 15; }
+inline unsigned value_of(uint32_t e) { return e >> 16; }
+inline uint64_t low(uint64_t bits, unsigned n) { return bits & ((uint64_t(1) << n) - 1); }
+// An entry's value plus its extra bits, the next in `bits` after its code.
+inline size_t based(uint32_t e, uint64_t bits) { return value_of(e) + (low(bits, total_bits(e)) >> code_bits(e)); }
+
+// RFC 1951, 3.2.5: lengths 257..285 and distances 0..29, base and extra bits.
+constexpr unsigned short kLengthBase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                            31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+constexpr unsigned char kLengthExtra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                            2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+constexpr unsigned short kDistanceBase[30] = {1,    2,    3,    4,    5,    7,     9,     13,    17,  25,
+                                              33,   49,   65,   97,   129,  193,   257,   385,   513, 769,
+                                              1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+constexpr unsigned char kDistanceExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
+                                              6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+// The order of the code lengths' code lengths (3.2.7).
+constexpr unsigned char kLengthsOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+
+uint32_t literal_length(unsigned symbol, unsigned bits) {
+    if (symbol < 256) return entry(kLiteral, bits, 0, symbol);
+    if (symbol == 256) return entry(kEnd, bits, 0, 0);
+    if (symbol < 286) return entry(0, bits, kLengthExtra[symbol - 257], kLengthBase[symbol - 257]);
+    return entry(kInvalid, bits, 0, 0);  // 286 and 287: codes of the fixed table, never valid
+}
+uint32_t distance(unsigned symbol, unsigned bits) {
+    return symbol < 30 ? entry(0, bits, kDistanceExtra[symbol], kDistanceBase[symbol]) : entry(kInvalid, bits, 0, 0);
+}
+uint32_t code_length(unsigned symbol, unsigned bits) { return entry(kLiteral, bits, 0, symbol); }
+
+// The decoding table of a canonical Huffman code (`lengths` of `n` symbols), indexed by the next
+// `root` bits of the stream (deflate sends codes from their first bit, so indices are reversed
+// codes); longer codes through subtables. zlib's rules (inftrees.c): an over-subscribed set is
+// refused; an incomplete one only where it is a single code of one bit (not for the code
+// lengths' code), its other bit invalid; no codes at all gives a table of invalid entries (only
+// distances may be so: the literals' code holds end-of-block, and zlib refuses the code lengths'
+// code in the end).
+bool build(const unsigned char* lengths, unsigned n, unsigned root, bool lengths_code,
+           uint32_t (*make)(unsigned symbol, unsigned bits), std::vector<uint32_t>& table) {
+    unsigned count[16] = {};
+    for (unsigned s = 0; s < n; ++s) ++count[lengths[s]];
+    count[0] = 0;
+    int left = 1;
+    unsigned max = 0;
+    for (unsigned len = 1; len <= 15; ++len) {
+        left = 2 * left - static_cast<int>(count[len]);
+        if (left < 0) return false;
+        if (count[len]) max = len;
+    }
+    table.assign(size_t(1) << root, entry(kInvalid, 0, 0, 0));
+    if (max == 0) return !lengths_code;
+    if (left > 0 && (lengths_code || max != 1)) return false;
+
+    unsigned next[16] = {};
+    for (unsigned len = 1, code = 0; len <= 15; ++len) {
+        code = (code + count[len - 1]) << 1;
+        next[len] = code;
+    }
+    unsigned codes[288];
+    unsigned longest[1u << kLitRoot] = {};  // a root index's longest code, where above root
+    for (unsigned s = 0; s < n; ++s) {
+        const unsigned len = lengths[s];
+        if (!len) continue;
+        unsigned code = next[len]++, reversed = 0;
+        for (unsigned b = 0; b < len; ++b, code >>= 1) reversed = reversed << 1 | (code & 1);
+        codes[s] = reversed;
+        if (len > root) {
+            unsigned& l = longest[reversed & ((1u << root) - 1)];
+            l = std::max(l, len);
+        }
+    }
+    for (unsigned i = 0; i < (1u << root); ++i)
+        if (longest[i]) {
+            const unsigned sub = longest[i] - root;
+            table[i] = entry(kLink, sub, root - sub, static_cast<uint32_t>(table.size()));
+            table.resize(table.size() + (size_t(1) << sub), entry(kInvalid, 0, 0, 0));
+        }
+    for (unsigned s = 0; s < n; ++s) {
+        const unsigned len = lengths[s];
+        if (!len) continue;
+        if (len <= root) {
+            for (unsigned i = codes[s]; i < (1u << root); i += 1u << len) table[i] = make(s, len);
+        } else {
+            const uint32_t link = table[codes[s] & ((1u << root) - 1)];
+            for (unsigned i = codes[s] >> root; i < (1u << code_bits(link)); i += 1u << (len - root))
+                table[value_of(link) + i] = make(s, len - root);
+        }
+    }
+    return true;
+}
+
+// A match of `length` bytes from `back` bytes before `to`, `Step` bytes a step (at most `back`, so
+// that a step reads no byte it writes), up to Step - 1 bytes past its end (kSlack).
+template <size_t Step>
+inline void copy_match(unsigned char* to, size_t back, size_t length) {
+    const unsigned char* from = to - back;
+    unsigned char* const end = to + length;
+    do {
+        std::memcpy(to, from, Step);
+        to += Step;
+        from += Step;
+    } while (to < end);
+}
+
+}  // namespace
+
+bool zlib_header_ok(const unsigned char head[2]) {
+    return head[0] == 0x78 && (head[0] * 256u + head[1]) % 31 == 0 && (head[1] & 0x20) == 0;
+}
+
+Inflater::Inflater(Source source)
+    : source_(std::move(source)), in_(kInput + 8), window_(kHistory + kBatch + kSlack) {}
+
+void Inflater::pull() {
+    if (eof_) return;
+    std::memmove(in_.data(), in_.data() + ip_, iend_ - ip_);
+    iend_ -= ip_;
+    ip_ = 0;
+    const long n = source_(in_.data() + iend_, kInput - iend_);
+    if (n <= 0) {
+        eof_ = true;
+        source_failed_ = n < 0;
+    } else {
+        iend_ += static_cast<size_t>(n);
+    }
+}
+
+// 56 to 63 bits in the buffer (a word refill shifts by the count): the stream's, then zeros past
+// its end (counted in phantom_: bits_real() is false once one of them is taken).
+void Inflater::refill() {
+    while (nbits_ < 56) {
+        if (ip_ == iend_) pull();
+        if (ip_ == iend_) {
+            if (phantom_++ == 0) phantom_pos_ = pos_;
+        } else {
+            bits_ |= uint64_t(in_[ip_++]) << nbits_;
+        }
+        nbits_ += 8;
+    }
+}
+
+void Inflater::begin() {
+    if (started_) return;
+    started_ = true;
+    dead_ = !header();
+}
+
+bool Inflater::header() {
+    refill();
+    const unsigned char head[2] = {static_cast<unsigned char>(bits_), static_cast<unsigned char>(bits_ >> 8)};
+    bits_ >>= 16;
+    nbits_ -= 16;
+    return bits_real() && zlib_header_ok(head);
+}
+
+bool Inflater::read(unsigned char* out, size_t size) {
+    begin();
+    for (;;) {  // what is made, then more
+        const size_t n = std::min(size, pos_ - rd_);
+        take_output(out, n);
+        out += n;
+        size -= n;
+        if (size == 0) return true;
+        if (dead_ || !produce()) {
+            dead_ = true;
+            return false;
+        }
+    }
+}
+
+void Inflater::take_output(unsigned char* out, size_t n) {
+    std::memcpy(out, window_.data() + rd_, n);
+    adler_ = static_cast<uint32_t>(libdeflate_adler32(adler_, out, n));
+    rd_ += n;
+}
+
+// More output (true where some was made). Where the stream is found wrong, the output before the
+// place it went wrong is kept and nothing after it is made (dead_): the bytes before a bad code,
+// or before the source's end where the stream needed more than it gave.
+bool Inflater::produce() {
+    if (pos_ > kHistory) {  // keep the last 32 KiB as history
+        const size_t shift = pos_ - kHistory;
+        std::memmove(window_.data(), window_.data() + shift, kHistory);
+        origin_ += shift;
+        pos_ = rd_ = kHistory;
+        phantom_pos_ = phantom_pos_ > shift ? phantom_pos_ - shift : 0;
+    }
+    const size_t start = pos_;
+    bool ok = true;
+    while (ok && pos_ < kHistory + kBatch && state_ != State::Done)
+        ok = state_ == State::Header ? block_header() : state_ == State::Stored ? stored() : huffman();
+    if (!ok || !bits_real()) {
+        if (!bits_real()) pos_ = std::min(pos_, std::max(phantom_pos_, start));
+        dead_ = true;
+    }
+    return pos_ > start;
+}
+
+bool Inflater::block_header() {
+    refill();
+    final_ = bits_ & 1;
+    const unsigned type = (bits_ >> 1) & 3;
+    bits_ >>= 3;
+    nbits_ -= 3;
+    if (type == 0) {  // stored: to a byte's edge, then LEN and its complement
+        bits_ >>= nbits_ % 8;
+        nbits_ -= nbits_ % 8;
+        refill();
+        stored_left_ = bits_ & 0xffff;
+        const bool complement = ((bits_ >> 16) & 0xffff) == (~stored_left_ & 0xffff);
+        bits_ >>= 32;
+        nbits_ -= 32;
+        state_ = State::Stored;
+        return complement;
+    }
+    if (type == 1) {  // the fixed code (3.2.6)
+        unsigned char lengths[288 + 32];
+        std::fill(lengths, lengths + 144, 8);
+        std::fill(lengths + 144, lengths + 256, 9);
+        std::fill(lengths + 256, lengths + 280, 7);
+        std::fill(lengths + 280, lengths + 288, 8);
+        std::fill(lengths + 288, lengths + 320, 5);
+        build(lengths, 288, kLitRoot, false, literal_length, lit_);
+        build(lengths + 288, 32, kDistRoot, false, distance, dist_);
+        state_ = State::Huffman;
+        return true;
+    }
+    if (type == 2 && dynamic_tables()) {
+        state_ = State::Huffman;
+        return true;
+    }
+    return false;
+}
+
+bool Inflater::dynamic_tables() {
+    const unsigned nlit = low(bits_, 5) + 257, ndist = low(bits_ >> 5, 5) + 1, nlengths = low(bits_ >> 10, 4) + 4;
+    bits_ >>= 14;
+    nbits_ -= 14;
+    if (nlit > 286 || ndist > 30) return false;  // zlib: "too many length or distance symbols"
+    unsigned char lengths[320] = {};
+    for (unsigned i = 0; i < nlengths; ++i) {
+        if (nbits_ < 3) refill();
+        lengths[kLengthsOrder[i]] = low(bits_, 3);
+        bits_ >>= 3;
+        nbits_ -= 3;
+    }
+    std::vector<uint32_t>& table = dist_;  // as scratch
+    if (!build(lengths, 19, kLengthsRoot, true, code_length, table)) return false;
+    std::fill(lengths, lengths + 19, 0);
+    for (unsigned i = 0; i < nlit + ndist;) {
+        if (nbits_ < 16) refill();
+        const uint32_t e = table[low(bits_, kLengthsRoot)];
+        if (!(e & kLiteral)) return false;
+        bits_ >>= total_bits(e);
+        nbits_ -= total_bits(e);
+        const unsigned symbol = value_of(e);
+        if (symbol < 16) {
+            lengths[i++] = static_cast<unsigned char>(symbol);
+            continue;
+        }
+        unsigned repeat, value = 0;
+        if (symbol == 16) {
+            if (i == 0) return false;  // zlib: "invalid bit length repeat"
+            value = lengths[i - 1];
+            repeat = 3 + low(bits_, 2);
+            bits_ >>= 2;
+            nbits_ -= 2;
+        } else if (symbol == 17) {
+            repeat = 3 + low(bits_, 3);
+            bits_ >>= 3;
+            nbits_ -= 3;
+        } else {
+            repeat = 11 + low(bits_, 7);
+            bits_ >>= 7;
+            nbits_ -= 7;
+        }
+        if (i + repeat > nlit + ndist) return false;
+        std::fill(lengths + i, lengths + i + repeat, static_cast<unsigned char>(value));
+        i += repeat;
+    }
+    if (lengths[256] == 0) return false;  // zlib: "invalid code -- missing end-of-block"
+    return build(lengths, nlit, kLitRoot, false, literal_length, lit_) &&
+           build(lengths + nlit, ndist, kDistRoot, false, distance, dist_);
+}
+
+bool Inflater::stored() {
+    const size_t limit = kHistory + kBatch;
+    while (stored_left_ > 0 && pos_ < limit) {
+        if (nbits_ >= 8) {  // whole bytes already in the bit buffer
+            window_[pos_++] = static_cast<unsigned char>(bits_);
+            bits_ >>= 8;
+            nbits_ -= 8;
+            --stored_left_;
+            continue;
+        }
+        bits_ = 0;  // (a word refill's look-ahead: those bytes are copied here)
+        if (ip_ == iend_) pull();
+        if (ip_ == iend_) return false;
+        const size_t n = std::min({stored_left_, iend_ - ip_, limit - pos_});
+        std::memcpy(window_.data() + pos_, in_.data() + ip_, n);
+        pos_ += n;
+        ip_ += n;
+        stored_left_ -= n;
+    }
+    if (stored_left_ == 0) state_ = final_ ? State::Done : State::Header;
+    return true;
+}
+
+bool Inflater::huffman() {
+    const size_t limit = kHistory + kBatch;
+    unsigned char* const w = window_.data();
+    const uint32_t* const lit = lit_.data();
+    const uint32_t* const dist = dist_.data();
+    const unsigned char* const in = in_.data();
+    size_t pos = pos_, ip = ip_;
+    const size_t iend = iend_;
+    uint64_t bits = bits_;
+    unsigned nbits = nbits_;
+    const uint64_t origin = origin_;
+    bool ok = true;
+    auto take = [&](unsigned n) {
+        bits >>= n;
+        nbits -= n;
+    };
+    // A length and distance take at most 15 + 5 + 15 + 13 = 48 bits, three literals 15 + 11 + 11:
+    // a word's whole bytes each round (56 bits and more; the rest is read again later).
+    auto word_refill = [&] {
+        uint64_t word;
+        std::memcpy(&word, in + ip, 8);
+        bits |= word << nbits;
+        ip += (63 - nbits) >> 3;
+        nbits |= 56;
+    };
+    uint32_t e = 0;
+    bool preloaded = false;  // e is the next code's entry, looked up while a match was copied
+    while (pos < limit) {
+        if (!preloaded) {
+            if (iend - ip >= 8) {
+                word_refill();
+            } else if (nbits < 48) {  // the input's last bytes, or more of it
+                bits_ = bits, nbits_ = nbits, ip_ = ip;
+                refill();
+                bits = bits_, nbits = nbits_, ip = ip_;
+                if (iend_ != iend) break;  // pulled: again with the new end
+            }
+            e = lit[low(bits, kLitRoot)];
+        }
+        preloaded = false;
+        if (e & kLink) {
+            take(kLitRoot);
+            e = lit[value_of(e) + low(bits, code_bits(e))];
+        }
+        if (e & kLiteral) {  // and up to two more in the root table
+            take(total_bits(e));
+            w[pos++] = static_cast<unsigned char>(value_of(e));
+            e = lit[low(bits, kLitRoot)];
+            if (e & kLiteral) {
+                take(total_bits(e));
+                w[pos++] = static_cast<unsigned char>(value_of(e));
+                e = lit[low(bits, kLitRoot)];
+                if (e & kLiteral) {
+                    take(total_bits(e));
+                    w[pos++] = static_cast<unsigned char>(value_of(e));
+                }
+            }
+            continue;
+        }
+        if (e & (kEnd | kInvalid)) {
+            take(total_bits(e));
+            if (e & kInvalid) ok = false;  // zlib: "invalid literal/length code"
+            else state_ = final_ ? State::Done : State::Header;
+            break;
+        }
+        const size_t length = based(e, bits);
+        take(total_bits(e));
+        uint32_t d = dist[low(bits, kDistRoot)];
+        if (d & kLink) {
+            take(kDistRoot);
+            d = dist[value_of(d) + low(bits, code_bits(d))];
+        }
+        if (d & kInvalid) {
+            ok = false;  // zlib: "invalid distance code"
+            break;
+        }
+        const size_t back = based(d, bits);
+        take(total_bits(d));
+        if (back > origin + pos) {
+            ok = false;  // zlib: "invalid distance too far back"
+            break;
+        }
+        if (iend - ip >= 8) {  // the next code's entry, its load beside the copy
+            word_refill();
+            e = lit[low(bits, kLitRoot)];
+            preloaded = true;
+        }
+        unsigned char* to = w + pos;
+        pos += length;
+        if (back >= 16) {
+            copy_match<16>(to, back, length);
+        } else if (back >= 8) {
+            copy_match<8>(to, back, length);
+        } else if (back == 1) {
+            std::memset(to, to[-1], length);
+        } else {  // a period under 8: its first bytes one by one, then words from a multiple of it
+            size_t step = back;
+            while (step < 8) step += back;
+            size_t i = 0;
+            for (; i < step && i < length; ++i) to[i] = to[i - back];
+            for (; i < length; i += 8) std::memcpy(to + i, to + i - step, 8);
+        }
+    }
+    pos_ = pos;
+    ip_ = ip;
+    bits_ = bits;
+    nbits_ = nbits;
+    return ok;
+}
+
+bool Inflater::finish() {
+    begin();
+    if (dead_ || rd_ != pos_) return false;
+    if (state_ != State::Done) {
+        if (produce() || dead_ || state_ != State::Done) return false;  // more output, or none and no end
+    }
+    bits_ >>= nbits_ % 8;  // the stream's last byte's unused bits
+    nbits_ -= nbits_ % 8;
+    refill();
+    uint32_t check = 0;
+    for (int i = 0; i < 4; ++i) {
+        check = check << 8 | static_cast<uint32_t>(bits_ & 0xff);
+        bits_ >>= 8;
+        nbits_ -= 8;
+    }
+    if (!bits_real() || check != adler_ || nbits_ != 8 * phantom_ || ip_ != iend_) return false;
+    pull();  // nothing may follow
+    return ip_ == iend_ && !source_failed_;
+}
+
+}  // namespace gpufft
