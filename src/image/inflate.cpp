@@ -429,8 +429,9 @@ bool Inflater::huffman() {
         } else {  // a period under 8: its first bytes one by one, then words from a multiple of it
             size_t step = back;
             while (step < 8) step += back;
+            const unsigned char* from = to - back;
             size_t i = 0;
-            for (; i < step && i < length; ++i) to[i] = to[i - back];
+            for (; i < step && i < length; ++i) to[i] = from[i];
             for (; i < length; i += 8) std::memcpy(to + i, to + i - step, 8);
         }
     }
