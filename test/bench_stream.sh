@@ -18,7 +18,7 @@ mkdir -p "$dir"
 in="$dir/$size-$kind.png"
 if [ ! -f "$in" ]; then
     start=$(date +%s.%N)
-    "$bin/bench/bigpng" "$size" "$kind" "$in"
+    bin/bench/bigpng "$size" "$kind" "$in"  # this build's writer, whichever fftfilter is timed
     echo "wrote $in ($(du -h "$in" | cut -f1)) in $(echo "$(date +%s.%N) - $start" | awk '{print $1 - $3}') s"
 fi
 out="$dir/$size-$kind.filtered.png"

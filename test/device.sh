@@ -390,6 +390,7 @@ if has stream; then  # images larger than memory (test/bench_stream.sh): the inp
                      # level STREAM_LEVEL (default 1), then filtered on the GPU in strips; beside the
                      # build before where carried as bin/old/fftfilter, alternating, twice
     size=${STREAM_SIZE:-65536x65536}
+    mkdir -p /tmp/gpufft-bench-stream
     TAIL=12 run stream_rgb8 bash -c "bin/bench/bigpng $size rgb8 /tmp/gpufft-bench-stream/$size-rgb8.png ${STREAM_LEVEL:-1} &&
         test/bench_stream.sh $size rgb8 /tmp/gpufft-bench-stream -k gaussian:8"
     if [ -x bin/old/fftfilter ]; then
