@@ -164,6 +164,15 @@ void Inflater::refill() {
     }
 }
 
+unsigned Inflater::next_bits(unsigned n) {
+    const unsigned value = static_cast<unsigned>(low(bits_, n));
+    bits_ >>= n;
+    nbits_ -= n;
+    return value;
+}
+
+void Inflater::to_byte_edge() { next_bits(nbits_ % 8); }
+
 void Inflater::begin() {
     if (started_) return;
     started_ = true;
@@ -172,9 +181,9 @@ void Inflater::begin() {
 
 bool Inflater::header() {
     refill();
-    const unsigned char head[2] = {static_cast<unsigned char>(bits_), static_cast<unsigned char>(bits_ >> 8)};
-    bits_ >>= 16;
-    nbits_ -= 16;
+    unsigned char head[2];
+    head[0] = static_cast<unsigned char>(next_bits(8));
+    head[1] = static_cast<unsigned char>(next_bits(8));
     return bits_real() && zlib_header_ok(head);
 }
 
@@ -223,18 +232,13 @@ bool Inflater::produce() {
 
 bool Inflater::block_header() {
     refill();
-    final_ = bits_ & 1;
-    const unsigned type = (bits_ >> 1) & 3;
-    bits_ >>= 3;
-    nbits_ -= 3;
+    final_ = next_bits(1);
+    const unsigned type = next_bits(2);
     if (type == 0) {  // stored: to a byte's edge, then LEN and its complement
-        bits_ >>= nbits_ % 8;
-        nbits_ -= nbits_ % 8;
+        to_byte_edge();
         refill();
-        stored_left_ = bits_ & 0xffff;
-        const bool complement = ((bits_ >> 16) & 0xffff) == (~stored_left_ & 0xffff);
-        bits_ >>= 32;
-        nbits_ -= 32;
+        stored_left_ = next_bits(16);
+        const bool complement = next_bits(16) == (~stored_left_ & 0xffff);
         state_ = State::Stored;
         return complement;
     }
@@ -258,16 +262,12 @@ bool Inflater::block_header() {
 }
 
 bool Inflater::dynamic_tables() {
-    const unsigned nlit = low(bits_, 5) + 257, ndist = low(bits_ >> 5, 5) + 1, nlengths = low(bits_ >> 10, 4) + 4;
-    bits_ >>= 14;
-    nbits_ -= 14;
+    const unsigned nlit = next_bits(5) + 257, ndist = next_bits(5) + 1, nlengths = next_bits(4) + 4;
     if (nlit > 286 || ndist > 30) return false;  // zlib: "too many length or distance symbols"
     unsigned char lengths[320] = {};
     for (unsigned i = 0; i < nlengths; ++i) {
         if (nbits_ < 3) refill();
-        lengths[kLengthsOrder[i]] = low(bits_, 3);
-        bits_ >>= 3;
-        nbits_ -= 3;
+        lengths[kLengthsOrder[i]] = static_cast<unsigned char>(next_bits(3));
     }
     std::vector<uint32_t>& table = dist_;  // as scratch
     if (!build(lengths, 19, kLengthsRoot, true, code_length, table)) return false;
@@ -276,8 +276,7 @@ bool Inflater::dynamic_tables() {
         if (nbits_ < 16) refill();
         const uint32_t e = table[low(bits_, kLengthsRoot)];
         if (!(e & kLiteral)) return false;
-        bits_ >>= total_bits(e);
-        nbits_ -= total_bits(e);
+        next_bits(total_bits(e));
         const unsigned symbol = value_of(e);
         if (symbol < 16) {
             lengths[i++] = static_cast<unsigned char>(symbol);
@@ -287,17 +286,9 @@ bool Inflater::dynamic_tables() {
         if (symbol == 16) {
             if (i == 0) return false;  // zlib: "invalid bit length repeat"
             value = lengths[i - 1];
-            repeat = 3 + low(bits_, 2);
-            bits_ >>= 2;
-            nbits_ -= 2;
-        } else if (symbol == 17) {
-            repeat = 3 + low(bits_, 3);
-            bits_ >>= 3;
-            nbits_ -= 3;
+            repeat = 3 + next_bits(2);
         } else {
-            repeat = 11 + low(bits_, 7);
-            bits_ >>= 7;
-            nbits_ -= 7;
+            repeat = symbol == 17 ? 3 + next_bits(3) : 11 + next_bits(7);
         }
         if (i + repeat > nlit + ndist) return false;
         std::fill(lengths + i, lengths + i + repeat, static_cast<unsigned char>(value));
@@ -312,9 +303,7 @@ bool Inflater::stored() {
     const size_t limit = kHistory + kBatch;
     while (stored_left_ > 0 && pos_ < limit) {
         if (nbits_ >= 8) {  // whole bytes already in the bit buffer
-            window_[pos_++] = static_cast<unsigned char>(bits_);
-            bits_ >>= 8;
-            nbits_ -= 8;
+            window_[pos_++] = static_cast<unsigned char>(next_bits(8));
             --stored_left_;
             continue;
         }
@@ -448,15 +437,10 @@ bool Inflater::finish() {
     if (state_ != State::Done) {
         if (produce() || dead_ || state_ != State::Done) return false;  // more output, or none and no end
     }
-    bits_ >>= nbits_ % 8;  // the stream's last byte's unused bits
-    nbits_ -= nbits_ % 8;
+    to_byte_edge();  // the stream's last byte's unused bits
     refill();
     uint32_t check = 0;
-    for (int i = 0; i < 4; ++i) {
-        check = check << 8 | static_cast<uint32_t>(bits_ & 0xff);
-        bits_ >>= 8;
-        nbits_ -= 8;
-    }
+    for (int i = 0; i < 4; ++i) check = check << 8 | next_bits(8);
     if (!bits_real() || check != adler_ || nbits_ != 8 * phantom_ || ip_ != iend_) return false;
     pull();  // nothing may follow
     return ip_ == iend_ && !source_failed_;

@@ -45,6 +45,8 @@ private:
     bool huffman();
     void refill();
     void pull();
+    unsigned next_bits(unsigned n);  // the next n bits of the stream, taken (n <= nbits_)
+    void to_byte_edge();
     bool bits_real() const { return nbits_ >= 8 * phantom_; }
 
     Source source_;

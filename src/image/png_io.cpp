@@ -160,9 +160,9 @@ bool plain_rows(const PngFormat& f) {
 
 // Images that libpng would hand over as stored (plain rows and no tRNS, so no transform but the
 // 16-bit byte swap) skip libpng's row reader: the image data is gathered from its IDAT chunks,
-// inflated by libdeflate (whole) or our Inflater (by rows, inflate.h) and unfiltered here. On a 2048x2048 RGB image
-// libpng took 56-68 ms, a third in zlib's inflate and the rest unfiltering byte by byte (Debian's
-// libpng has no SIMD filters); src/README.md, "The batch's decoding".
+// inflated by libdeflate (whole) or our Inflater (by rows, inflate.h) and unfiltered here. On a
+// 2048x2048 RGB image libpng took 56-68 ms, a third in zlib's inflate and the rest unfiltering
+// byte by byte (Debian's libpng has no SIMD filters); src/README.md, "The batch's decoding".
 bool inflates_itself(const PngFormat& f) { return plain_rows(f) && !f.has_trns; }
 
 inline uint32_t big_endian32(const unsigned char* p) {
@@ -341,10 +341,10 @@ bool inflate_whole(FILE* file, Samples& s) {
 // stream (our Inflater, inflate.h: header, Adler-32 and all) into blocks of filtered rows (about
 // 256 KiB each, a ring of four); the caller's thread unfilters each block's rows into its own. On
 // one thread a 16384x16384 RGB file spent two thirds of its time in zlib and the rest
-// unfiltering (src/README.md, "Streamed decoding on two threads", "Our own inflater"). Any call returns false on anything not plainly right, and the caller reads on
-// through libpng; a problem the inflater meets ahead of the rows asked for stays unseen until a
-// call needs the rows after it, so the calls fail where they would on one thread or earlier,
-// never later.
+// unfiltering (src/README.md, "Streamed decoding on two threads", "Our own inflater"). Any call
+// returns false on anything not plainly right, and the caller reads on through libpng; a problem
+// the inflater meets ahead of the rows asked for stays unseen until a call needs the rows after
+// it, so the calls fail where they would on one thread or earlier, never later.
 class StreamInflate {
 public:
     StreamInflate(FILE* file, int width, int height, int channels, int depth)

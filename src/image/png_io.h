@@ -1,10 +1,10 @@
 // PNG files in and out: every colour type (grey, grey+alpha, RGB, RGBA, palette with or without
 // tRNS), every bit depth (1, 2, 4, 8, 16), interlaced or not; errors as one line naming the file;
 // outputs written atomically. libpng reads and writes the chunks and every image the fast paths
-// do not take; 8- and 16-bit image data is inflated by libdeflate (whole) or our Inflater (by rows) and
-// unfiltered here, and at the fast levels filtered here and deflated by libdeflate (whole) or in
-// parallel zlib parts (by rows, or a file alone). libpng has the last word on any file that is
-// not plainly right.
+// do not take; 8- and 16-bit image data is inflated by libdeflate (whole) or our Inflater (by
+// rows) and unfiltered here, and at the fast levels filtered here and deflated by libdeflate
+// (whole) or in parallel zlib parts (by rows, or a file alone). libpng has the last word on any
+// file that is not plainly right.
 #pragma once
 
 #include "image/image.h"
