@@ -60,8 +60,8 @@ uint32_t code_length(unsigned symbol, unsigned bits) { return entry(kLiteral, bi
 // lengths' code), its other bit invalid; no codes at all gives a table of invalid entries (only
 // distances may be so: the literals' code holds end-of-block, and zlib refuses the code lengths'
 // code in the end).
-bool build(const unsigned char* lengths, unsigned n, unsigned root, bool lengths_code,
-           uint32_t (*make)(unsigned symbol, unsigned bits), std::vector<uint32_t>& table) {
+template <uint32_t (*make)(unsigned symbol, unsigned bits)>
+bool build(const unsigned char* lengths, unsigned n, unsigned root, bool lengths_code, std::vector<uint32_t>& table) {
     unsigned count[16] = {};
     for (unsigned s = 0; s < n; ++s) ++count[lengths[s]];
     count[0] = 0;
@@ -104,11 +104,12 @@ bool build(const unsigned char* lengths, unsigned n, unsigned root, bool lengths
         const unsigned len = lengths[s];
         if (!len) continue;
         if (len <= root) {
-            for (unsigned i = codes[s]; i < (1u << root); i += 1u << len) table[i] = make(s, len);
+            const uint32_t e = make(s, len);
+            for (unsigned i = codes[s]; i < (1u << root); i += 1u << len) table[i] = e;
         } else {
-            const uint32_t link = table[codes[s] & ((1u << root) - 1)];
+            const uint32_t link = table[codes[s] & ((1u << root) - 1)], e = make(s, len - root);
             for (unsigned i = codes[s] >> root; i < (1u << code_bits(link)); i += 1u << (len - root))
-                table[value_of(link) + i] = make(s, len - root);
+                table[value_of(link) + i] = e;
         }
     }
     return true;
@@ -249,8 +250,8 @@ bool Inflater::block_header() {
         std::fill(lengths + 256, lengths + 280, 7);
         std::fill(lengths + 280, lengths + 288, 8);
         std::fill(lengths + 288, lengths + 320, 5);
-        build(lengths, 288, kLitRoot, false, literal_length, lit_);
-        build(lengths + 288, 32, kDistRoot, false, distance, dist_);
+        build<literal_length>(lengths, 288, kLitRoot, false, lit_);
+        build<distance>(lengths + 288, 32, kDistRoot, false, dist_);
         state_ = State::Huffman;
         return true;
     }
@@ -270,7 +271,7 @@ bool Inflater::dynamic_tables() {
         lengths[kLengthsOrder[i]] = static_cast<unsigned char>(next_bits(3));
     }
     std::vector<uint32_t>& table = dist_;  // as scratch
-    if (!build(lengths, 19, kLengthsRoot, true, code_length, table)) return false;
+    if (!build<code_length>(lengths, 19, kLengthsRoot, true, table)) return false;
     std::fill(lengths, lengths + 19, 0);
     for (unsigned i = 0; i < nlit + ndist;) {
         if (nbits_ < 16) refill();
@@ -295,8 +296,8 @@ bool Inflater::dynamic_tables() {
         i += repeat;
     }
     if (lengths[256] == 0) return false;  // zlib: "invalid code -- missing end-of-block"
-    return build(lengths, nlit, kLitRoot, false, literal_length, lit_) &&
-           build(lengths + nlit, ndist, kDistRoot, false, distance, dist_);
+    return build<literal_length>(lengths, nlit, kLitRoot, false, lit_) &&
+           build<distance>(lengths + nlit, ndist, kDistRoot, false, dist_);
 }
 
 bool Inflater::stored() {
@@ -402,9 +403,12 @@ bool Inflater::huffman() {
             ok = false;  // zlib: "invalid distance too far back"
             break;
         }
-        if (iend - ip >= 8) {  // the next code's entry, its load beside the copy
-            word_refill();
+        if (iend - ip >= 8) {  // the next code's entry, its load beside the copy and the refill
+            // (The last word refill left 64 bits of the stream in the buffer, nbits counting its
+            // whole bytes; a length and distance took at most 48, so the next code's first 11 are
+            // there: the load need not wait for this refill.)
             e = lit[low(bits, kLitRoot)];
+            word_refill();
             preloaded = true;
         }
         unsigned char* to = w + pos;
