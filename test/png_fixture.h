@@ -116,8 +116,9 @@ inline Bytes scanlines(const RawPng& p) {
 }
 
 /// The scanlines of a non-interlaced image of 8 or 16 bits with row y filtered by type
-/// (y + first) % 5 (none, Sub, Up, Average, Paeth), as the specification defines them.
-inline Bytes filtered_scanlines(const RawPng& p, int first) {
+/// types[(y + first) % types.size()] (0 none, 1 Sub, 2 Up, 3 Average, 4 Paeth), as the
+/// specification defines them; by default every type in turn.
+inline Bytes filtered_scanlines(const RawPng& p, int first, const std::vector<int>& types = {0, 1, 2, 3, 4}) {
     const size_t bpp = static_cast<size_t>(p.channels() * p.depth / 8);
     Bytes raw, prev, cur;
     for (int y = 0; y < p.height; ++y) {
@@ -125,7 +126,7 @@ inline Bytes filtered_scanlines(const RawPng& p, int first) {
         pack_row(p, y, 0, 1, cur);
         cur.erase(cur.begin());  // pack_row's filter byte
         if (prev.empty()) prev.assign(cur.size(), 0);
-        const int type = (y + first) % 5;
+        const int type = types[static_cast<size_t>(y + first) % types.size()];
         raw.push_back(static_cast<uint8_t>(type));
         for (size_t i = 0; i < cur.size(); ++i) {
             const int a = i >= bpp ? cur[i - bpp] : 0, b = prev[i], c = i >= bpp ? prev[i - bpp] : 0;

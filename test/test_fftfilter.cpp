@@ -828,12 +828,13 @@ std::vector<unsigned char> stored_samples(const RawPng& p) {
     return out;
 }
 
-/// A PNG of `p` with rows filtered by every type in turn (fixture::filtered_scanlines), its data
+/// A PNG of `p` with rows filtered by every type in turn, or by `types` in turn
+/// (fixture::filtered_scanlines), its data
 /// over three IDAT chunks, one of them empty, and a tEXt chunk after them.
-fixture::Bytes encode_filtered(const RawPng& p, int first_filter) {
+fixture::Bytes encode_filtered(const RawPng& p, int first_filter, const std::vector<int>& types = {0, 1, 2, 3, 4}) {
     fixture::Bytes out = fixture::signature();
     fixture::chunk(out, "IHDR", fixture::ihdr(static_cast<uint32_t>(p.width), static_cast<uint32_t>(p.height), p.depth, p.color_type, false));
-    const fixture::Bytes z = fixture::zlib_compress(fixture::filtered_scanlines(p, first_filter));
+    const fixture::Bytes z = fixture::zlib_compress(fixture::filtered_scanlines(p, first_filter, types));
     const size_t half = z.size() / 2;
     fixture::chunk(out, "IDAT", fixture::Bytes(z.begin(), z.begin() + static_cast<long>(half)));
     fixture::chunk(out, "IDAT", {});
@@ -874,36 +875,41 @@ TEST(whole_images_inflate_and_unfilter_as_libpng_reads_them) {
     // and unfiltered by our own loops (png_io.cpp, inflate_whole). Every kind it takes, rows under
     // every filter type (from an independent encoder), samples of noise, ramps and runs (so that
     // Paeth takes each neighbour and meets ties), give the samples written and libpng's rows.
+    // Each image twice: every type in turn, then runs of Paeth rows (run two at a time, from even
+    // rows and odd ones, over the streamed blocks' edges) between the others.
+    const std::vector<int> paeth_runs = {4, 4, 4, 1, 4, 4, 0, 4, 2, 4, 4, 4, 4, 3};
     TempDir dir;
     std::mt19937 rng(5);
     const int kinds[][2] = {{0, 8}, {0, 16}, {4, 8}, {4, 16}, {2, 8}, {2, 16}, {6, 8}, {6, 16}};
-    const int sizes[][2] = {{1, 1}, {1, 7}, {6, 1}, {5, 3}, {37, 11}, {64, 33}};
+    const int sizes[][2] = {{1, 1}, {1, 7}, {6, 1}, {5, 3}, {17, 6}, {37, 11}, {64, 33}};
     int first = 0;
     for (const auto& kind : kinds)
-        for (const auto& size : sizes) {
-            RawPng p = fixture::random_png(size[0], size[1], kind[0], kind[1], false, false, rng());
-            const unsigned max = (1u << p.depth) - 1;
-            for (size_t i = 0; i < p.samples.size(); ++i) {
-                const unsigned pick = (static_cast<unsigned>(i) / 7 + static_cast<unsigned>(i) / 97) % 3;
-                if (pick == 1) p.samples[i] = static_cast<uint16_t>((i * 13) & max);
-                if (pick == 2) p.samples[i] = static_cast<uint16_t>(max / 3);
+        for (const auto& size : sizes)
+            for (const bool runs : {false, true}) {
+                RawPng p = fixture::random_png(size[0], size[1], kind[0], kind[1], false, false, rng());
+                const unsigned max = (1u << p.depth) - 1;
+                for (size_t i = 0; i < p.samples.size(); ++i) {
+                    const unsigned pick = (static_cast<unsigned>(i) / 7 + static_cast<unsigned>(i) / 97) % 3;
+                    if (pick == 1) p.samples[i] = static_cast<uint16_t>((i * 13) & max);
+                    if (pick == 2) p.samples[i] = static_cast<uint16_t>(max / 3);
+                }
+                const std::string path = dir / "f.png", name = std::to_string(p.color_type) + "/" + std::to_string(p.depth) + " " +
+                                                               std::to_string(p.width) + "x" + std::to_string(p.height) +
+                                                               (runs ? " (Paeth runs)" : "");
+                fixture::write_file(path, runs ? encode_filtered(p, first++ % 14, paeth_runs) : encode_filtered(p, first++ % 5));
+                PngReader whole(path, {});
+                const PngSamples got = whole.read_image();
+                std::vector<unsigned char> rows;
+                const std::string problem = rows_by_libpng(path, &rows);
+                EXPECT(std::string(whole.decoder()) == "libdeflate", name, ": decoded by ", whole.decoder());
+                EXPECT(got.samples.data == stored_samples(p), name, ": samples differ from those written");
+                EXPECT(problem.empty() && rows == got.samples.data, name, ": libpng's rows differ ", problem);
+                std::vector<unsigned char> streamed;
+                std::string decoder;
+                const std::string streamed_problem = rows_of(path, &streamed, false, {1, 2, 5}, &decoder);
+                EXPECT(decoder == "inflater" && streamed_problem.empty() && streamed == rows, name, ": rows streamed by ", decoder,
+                       " differ ", streamed_problem);
             }
-            const std::string path = dir / "f.png", name = std::to_string(p.color_type) + "/" + std::to_string(p.depth) + " " +
-                                                           std::to_string(p.width) + "x" + std::to_string(p.height);
-            fixture::write_file(path, encode_filtered(p, first++ % 5));
-            PngReader whole(path, {});
-            const PngSamples got = whole.read_image();
-            std::vector<unsigned char> rows;
-            const std::string problem = rows_by_libpng(path, &rows);
-            EXPECT(std::string(whole.decoder()) == "libdeflate", name, ": decoded by ", whole.decoder());
-            EXPECT(got.samples.data == stored_samples(p), name, ": samples differ from those written");
-            EXPECT(problem.empty() && rows == got.samples.data, name, ": libpng's rows differ ", problem);
-            std::vector<unsigned char> streamed;
-            std::string decoder;
-            const std::string streamed_problem = rows_of(path, &streamed, false, {1, 2, 5}, &decoder);
-            EXPECT(decoder == "inflater" && streamed_problem.empty() && streamed == rows, name, ": rows streamed by ", decoder,
-                   " differ ", streamed_problem);
-        }
 
     // What the path does not take reads through libpng, as before: tRNS, palettes, sub-byte
     // samples, Adam7.
@@ -1181,10 +1187,10 @@ struct BitWriter {
     void code(uint32_t code, int length) {
         for (int b = length - 1; b >= 0; --b) put((code >> b) & 1, 1);
     }
-    // The stream ended, with the Adler-32 of no output.
-    fixture::Bytes ended() {
+    // The stream ended, with the Adler-32 of its output (by default none).
+    fixture::Bytes ended(uint32_t adler = 1) {
         if (count > 0) put(0, 8 - count);
-        for (unsigned char b : {0, 0, 0, 1}) out.push_back(b);
+        for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<unsigned char>(adler >> shift));
         return out;
     }
 };
@@ -1229,6 +1235,50 @@ fixture::Bytes dynamic_block(int nlit, int ndist, bool repeat_first) {
     const std::vector<uint32_t> lit_codes = canonical(lit);
     w.code(lit_codes[256], lit[256]);
     return w.ended();
+}
+
+// One final dynamic block whose codes are as long as deflate allows, 15 bits, and its output in
+// `expected`: after 32768 + `lead` literals of one and two bits, a match of length code 284 and
+// distance code 29 (48 bits with their extra bits), two literals of 15 bits, more of one bit and
+// the end (15). With
+// `lead` from 0 to 7 the match starts at every bit of a byte, so that some code after it begins
+// past the bits a word refill left (a decoder may not look it up before it has them).
+fixture::Bytes long_codes_block(int lead, fixture::Bytes& expected) {
+    BitWriter w;
+    w.put(1, 1);
+    w.put(2, 2);
+    w.put(286 - 257, 5);
+    w.put(30 - 1, 5);
+    w.put(15, 4);
+    std::vector<int> length_lengths(19, 0);  // lengths 0 to 15, each a 4-bit code
+    for (int s = 0; s < 16; ++s) length_lengths[static_cast<size_t>(s)] = 4;
+    const int order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    for (int s : order) w.put(static_cast<uint32_t>(length_lengths[static_cast<size_t>(s)]), 3);
+    const std::vector<uint32_t> length_codes = canonical(length_lengths);
+    // Both codes complete: 13 symbols of 1 to 13 bits, 4 of 15.
+    std::vector<int> lit(286, 0), dist(30, 0);
+    for (int k = 0; k < 13; ++k) lit[static_cast<size_t>('A' + k)] = dist[static_cast<size_t>(k)] = k + 1;
+    for (int s : {int('Y'), int('Z'), 256, 284}) lit[static_cast<size_t>(s)] = 15;
+    for (int s : {26, 27, 28, 29}) dist[static_cast<size_t>(s)] = 15;
+    for (int l : lit) w.code(length_codes[static_cast<size_t>(l)], 4);
+    for (int l : dist) w.code(length_codes[static_cast<size_t>(l)], 4);
+    const std::vector<uint32_t> lit_codes = canonical(lit), dist_codes = canonical(dist);
+    auto literal = [&](int c) {
+        w.code(lit_codes[static_cast<size_t>(c)], lit[static_cast<size_t>(c)]);
+        expected.push_back(static_cast<unsigned char>(c));
+    };
+    expected.clear();
+    for (int i = 0; i < 32768 + lead; ++i) literal(i % 3 ? 'A' : 'B');
+    w.code(lit_codes[284], 15);
+    w.put(0, 5);  // length 227
+    w.code(dist_codes[29], 15);
+    w.put(1000, 13);  // distance 24577 + 1000
+    for (int i = 0; i < 227; ++i) expected.push_back(expected[expected.size() - 25577]);
+    literal('Z');
+    literal('Y');
+    for (int i = 0; i < 64; ++i) literal('A');  // (a decoder's fast path needs input ahead)
+    w.code(lit_codes[256], 15);
+    return w.ended(static_cast<uint32_t>(adler32(1, expected.data(), static_cast<uInt>(expected.size()))));
 }
 
 // The data deflated at levels 0, 6 and 1 in turn, 9000 bytes each: stored blocks between coded ones.
@@ -1348,6 +1398,15 @@ TEST(inflater_reads_as_zlib_reads) {
         const OurReading ours = our_reading(z, 0, random);
         EXPECT(theirs.message == message && ours.ok == theirs.ok && ours.out.empty(), "a block by hand: zlib '",
                theirs.message, "', ours ", ours.ok ? "reads it" : "refuses it");
+    }
+    for (int lead = 0; lead < 8; ++lead) {
+        fixture::Bytes expected;
+        const fixture::Bytes z = long_codes_block(lead, expected);
+        const ZlibReading theirs = zlib_reading(z);
+        const OurReading ours = our_reading(z, expected.size(), random);
+        EXPECT(theirs.ok && theirs.out == expected && ours.ok && ours.out == expected, "15-bit codes after a match (",
+               lead, "): zlib ", theirs.ok ? "reads it" : theirs.message, ", ours ", ours.ok ? "reads it" : "refuses it",
+               " (", ours.out.size(), " of ", expected.size(), " bytes", ours.out == expected ? "" : ", not those", ")");
     }
     for (const char* message : {"invalid block type", "invalid stored block lengths", "too many length or distance symbols",
                                 "invalid code lengths set", "invalid bit length repeat", "invalid literal/lengths set",

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -201,39 +202,176 @@ struct ChunkReader {
 // its left, so a pixel's bytes are the parallel work: here as 16-bit lanes of one SSE2 register
 // (Bpp <= 8), the choices as masks, not branches (noisy rows mispredict them); the chain from one
 // pixel to the next is a dozen vector operations, where bytewise it is a dozen scalar ones a byte.
+// The rows are read and written 12 or 16 bytes (whole pixels) at a time, each pixel's bytes shifted
+// out of the register and back (a byte at a time they took more instructions than the chain). Two
+// rows, both Paeth, run as two chains side by side, the lower a chunk behind the upper
+// (unpaeth_rows): the bytes it needs above are the upper chain's last chunk, still in a register.
 #if defined(__SSE2__)
+template <size_t... K, class F>
+[[gnu::always_inline]] inline void each_of(std::index_sequence<K...>, F f) {
+    (f(std::integral_constant<size_t, K>{}), ...);
+}
+
 template <size_t Bpp>
-void unpaeth_row(unsigned char* row, const unsigned char* prev, size_t stride) {
+struct PaethLanes {
     static_assert(Bpp <= 8, "a pixel in one register");
-    const __m128i zero = _mm_setzero_si128(), low = _mm_set1_epi16(0xff);
-    // A pixel's bytes in and out through a general register (through memory, the store of 3 or 6
-    // bytes and the load of 8 do not forward, and the loop ran at half the speed of libpng's).
-    auto load = [&](const unsigned char* p) {
+    static constexpr size_t chunk_bytes = Bpp == 3 || Bpp == 6 ? 12 : 16;
+
+    // A lone pixel's bytes in and out through a general register (the rows' ends).
+    static __m128i load(const unsigned char* p) {
         uint64_t v = 0;
         for (size_t k = 0; k < Bpp; ++k) v |= static_cast<uint64_t>(p[k]) << (8 * k);
-        return _mm_unpacklo_epi8(_mm_cvtsi64_si128(static_cast<long long>(v)), zero);
-    };
-    auto abs16 = [&](__m128i v) { return _mm_max_epi16(v, _mm_sub_epi16(zero, v)); };
-    __m128i a = zero, c = zero;  // left of the first pixel: zeros
-    for (size_t x = 0; x < stride; x += Bpp) {
-        const __m128i b = load(prev + x), filtered = load(row + x);
+        return _mm_unpacklo_epi8(_mm_cvtsi64_si128(static_cast<long long>(v)), _mm_setzero_si128());
+    }
+    static void store(unsigned char* p, __m128i pixel) {
+        const uint64_t out = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_packus_epi16(pixel, _mm_setzero_si128())));
+        for (size_t k = 0; k < Bpp; ++k) p[k] = static_cast<unsigned char>(out >> (8 * k));
+    }
+    // A pixel from its filtered bytes and its left (a), upper (b) and upper-left (c) neighbours.
+    // The lanes past the pixel's are left to hold anything.
+    [[gnu::always_inline]] static __m128i unfiltered(__m128i filtered, __m128i a, __m128i b, __m128i c) {
+        const __m128i zero = _mm_setzero_si128();
+        auto abs16 = [&](__m128i v) { return _mm_max_epi16(v, _mm_sub_epi16(zero, v)); };
         const __m128i db = _mm_sub_epi16(b, c), da = _mm_sub_epi16(a, c);
         const __m128i pa = abs16(db), pb = abs16(da), pc = abs16(_mm_add_epi16(da, db));
         const __m128i not_a = _mm_or_si128(_mm_cmpgt_epi16(pa, pb), _mm_cmpgt_epi16(pa, pc));
         const __m128i take_c = _mm_cmpgt_epi16(pb, pc);
         const __m128i b_or_c = _mm_or_si128(_mm_and_si128(take_c, c), _mm_andnot_si128(take_c, b));
         const __m128i predictor = _mm_or_si128(_mm_and_si128(not_a, b_or_c), _mm_andnot_si128(not_a, a));
-        a = _mm_and_si128(_mm_add_epi16(filtered, predictor), low);
-        c = b;
-        const uint64_t out = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_packus_epi16(a, zero)));
-        for (size_t k = 0; k < Bpp; ++k) row[x + k] = static_cast<unsigned char>(out >> (8 * k));
+        return _mm_and_si128(_mm_add_epi16(filtered, predictor), _mm_set1_epi16(0xff));
     }
+    // The chunk_bytes of a row at the front of `filtered` (16 bytes), `above` the row above them,
+    // `a` and `c` carried from the pixel before (and on to the next chunk): the unfiltered bytes.
+    [[gnu::always_inline]] static __m128i chunk(__m128i filtered, __m128i above, __m128i& a, __m128i& c) {
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i mask = _mm_cvtsi64_si128(static_cast<long long>(Bpp == 8 ? ~0ull : (1ull << (8 * Bpp)) - 1));
+        __m128i out = zero;
+        each_of(std::make_index_sequence<chunk_bytes / Bpp>(), [&](auto k) __attribute__((always_inline)) {
+            constexpr int at = static_cast<int>(decltype(k)::value * Bpp);
+            const __m128i b = _mm_unpacklo_epi8(_mm_srli_si128(above, at), zero);
+            a = unfiltered(_mm_unpacklo_epi8(_mm_srli_si128(filtered, at), zero), a, b, c);
+            c = b;
+            out = _mm_or_si128(out, _mm_slli_si128(_mm_and_si128(_mm_packus_epi16(a, zero), mask), at));
+        });
+        return out;
+    }
+    // chunk() of two rows at once (Bpp <= 4), the second's pixels in lanes 4-7 of `a` and `c`.
+    struct Two {
+        __m128i first, second;
+    };
+    [[gnu::always_inline]] static Two chunks(__m128i filtered, __m128i above, __m128i filtered2, __m128i above2,
+                                             __m128i& a, __m128i& c) {
+        static_assert(Bpp <= 4, "two pixels in one register");
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i mask = _mm_cvtsi32_si128(static_cast<int>((1ull << (8 * Bpp)) - 1));
+        __m128i out = zero, out2 = zero;
+        each_of(std::make_index_sequence<chunk_bytes / Bpp>(), [&](auto k) __attribute__((always_inline)) {
+            constexpr int at = static_cast<int>(decltype(k)::value * Bpp);
+            auto lanes = [&](__m128i first, __m128i second) {
+                return _mm_unpacklo_epi64(_mm_unpacklo_epi8(_mm_srli_si128(first, at), zero),
+                                          _mm_unpacklo_epi8(_mm_srli_si128(second, at), zero));
+            };
+            const __m128i b = lanes(above, above2);
+            a = unfiltered(lanes(filtered, filtered2), a, b, c);
+            c = b;
+            const __m128i bytes = _mm_packus_epi16(a, zero);
+            out = _mm_or_si128(out, _mm_slli_si128(_mm_and_si128(bytes, mask), at));
+            out2 = _mm_or_si128(out2, _mm_slli_si128(_mm_and_si128(_mm_srli_si128(bytes, 4), mask), at));
+        });
+        return {out, out2};
+    }
+    static __m128i load16(const unsigned char* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+    static void store_chunk(unsigned char* p, __m128i bytes) {
+        if (chunk_bytes == 16) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(p), bytes);
+        } else {
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(p), bytes);
+            const uint32_t last = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(bytes, 8)));
+            std::memcpy(p + 8, &last, 4);
+        }
+    }
+    // A row's pixels from byte `x` on, one at a time.
+    static void rest(unsigned char* row, const unsigned char* prev, size_t x, size_t stride, __m128i& a, __m128i& c) {
+        for (; x < stride; x += Bpp) {
+            const __m128i b = load(prev + x);
+            a = unfiltered(load(row + x), a, b, c);
+            c = b;
+            store(row + x, a);
+        }
+    }
+};
+
+// Chunks where a pixel is 3 bytes or more; one or two bytes are cheaper to take one at a time.
+template <size_t Bpp>
+constexpr bool by_chunks = Bpp >= 3;
+
+template <size_t Bpp>
+void unpaeth_row(unsigned char* row, const unsigned char* prev, size_t stride) {
+    using L = PaethLanes<Bpp>;
+    __m128i a = _mm_setzero_si128(), c = a;  // left of the first pixel: zeros
+    size_t x = 0;
+    if (by_chunks<Bpp>)
+        for (; x + 16 <= stride; x += L::chunk_bytes)
+            L::store_chunk(row + x, L::chunk(L::load16(row + x), L::load16(prev + x), a, c));
+    L::rest(row, prev, x, stride, a, c);
+}
+
+// Rows `upper` and `lower` (the one below it), both Paeth, `prev` the row above `upper`: the
+// lower a chunk behind the upper, or a pixel where pixels go one at a time.
+template <size_t Bpp>
+void unpaeth_rows(unsigned char* upper, unsigned char* lower, const unsigned char* prev, size_t stride) {
+    using L = PaethLanes<Bpp>;
+    constexpr size_t n = by_chunks<Bpp> ? L::chunk_bytes : Bpp;
+    __m128i a = _mm_setzero_si128(), c = a, lower_a = a, lower_c = a;
+    __m128i above_lower = a;  // the upper row's last chunk or pixel, unfiltered
+    size_t x = 0;
+    if constexpr (Bpp <= 4 && by_chunks<Bpp>) {  // both chains in one register: the lower's lanes 4-7
+        if (stride >= 16) {
+            L::store_chunk(upper, above_lower = L::chunk(L::load16(upper), L::load16(prev), a, c));
+            __m128i both_a = _mm_unpacklo_epi64(a, lower_a), both_c = _mm_unpacklo_epi64(c, lower_c);
+            for (x = n; x + 16 <= stride; x += n) {
+                const auto [out, lower_out] =
+                    L::chunks(L::load16(upper + x), L::load16(prev + x), L::load16(lower + x - n), above_lower, both_a, both_c);
+                L::store_chunk(lower + x - n, lower_out);
+                L::store_chunk(upper + x, out);
+                above_lower = out;
+            }
+            a = both_a, c = both_c;
+            lower_a = _mm_srli_si128(both_a, 8), lower_c = _mm_srli_si128(both_c, 8);
+        }
+    }
+    for (; x + 16 <= stride; x += n) {
+        if (by_chunks<Bpp>) {
+            const __m128i out = L::chunk(L::load16(upper + x), L::load16(prev + x), a, c);
+            if (x > 0) L::store_chunk(lower + x - n, L::chunk(L::load16(lower + x - n), above_lower, lower_a, lower_c));
+            L::store_chunk(upper + x, out);
+            above_lower = out;
+        } else {
+            if (x > 0) {
+                lower_a = L::unfiltered(L::load(lower + x - n), lower_a, a, lower_c);
+                lower_c = a;
+                L::store(lower + x - n, lower_a);
+            }
+            const __m128i b = L::load(prev + x);
+            a = L::unfiltered(L::load(upper + x), a, b, c);
+            c = b;
+            L::store(upper + x, a);
+        }
+    }
+    L::rest(upper, prev, x, stride, a, c);
+    L::rest(lower, upper, x > 0 ? x - n : 0, stride, lower_a, lower_c);
 }
 #else
 template <size_t Bpp>
 void unpaeth_row(unsigned char* row, const unsigned char* prev, size_t stride) {
     for (size_t i = 0; i < Bpp; ++i) row[i] = static_cast<unsigned char>(row[i] + prev[i]);
     for (size_t i = Bpp; i < stride; ++i) row[i] = static_cast<unsigned char>(row[i] + paeth(row[i - Bpp], prev[i], prev[i - Bpp]));
+}
+
+template <size_t Bpp>
+void unpaeth_rows(unsigned char* upper, unsigned char* lower, const unsigned char* prev, size_t stride) {
+    unpaeth_row<Bpp>(upper, prev, stride);
+    unpaeth_row<Bpp>(lower, upper, stride);
 }
 #endif
 
@@ -257,14 +395,30 @@ void unfilter_row(int filter, unsigned char* row, const unsigned char* prev, siz
     }
 }
 
-void unfilter(int filter, unsigned char* row, const unsigned char* prev, size_t stride, size_t bpp) {
+// Two rows, `upper` (its `filter`) and `lower` (`lower_filter`, below it), undone as
+// unfilter_row() does each; `prev` the row above `upper`. Where both are Paeth they run side by side.
+template <size_t Bpp>
+void unfilter_rows(int filter, unsigned char* upper, int lower_filter, unsigned char* lower, const unsigned char* prev,
+                   size_t stride) {
+    if (filter == 4 && lower_filter == 4) {
+        unpaeth_rows<Bpp>(upper, lower, prev, stride);
+    } else {
+        unfilter_row<Bpp>(filter, upper, prev, stride);
+        unfilter_row<Bpp>(lower_filter, lower, upper, stride);
+    }
+}
+
+// A row (`lower` null) or two, `bpp` bytes a pixel.
+void unfilter(int filter, unsigned char* row, const unsigned char* prev, size_t stride, size_t bpp,
+              int lower_filter = 0, unsigned char* lower = nullptr) {
+    auto rows = [&](auto one, auto two) { lower ? two(filter, row, lower_filter, lower, prev, stride) : one(filter, row, prev, stride); };
     switch (bpp) {
-        case 1: unfilter_row<1>(filter, row, prev, stride); break;
-        case 2: unfilter_row<2>(filter, row, prev, stride); break;
-        case 3: unfilter_row<3>(filter, row, prev, stride); break;
-        case 4: unfilter_row<4>(filter, row, prev, stride); break;
-        case 6: unfilter_row<6>(filter, row, prev, stride); break;
-        default: unfilter_row<8>(filter, row, prev, stride); break;
+        case 1: rows(unfilter_row<1>, unfilter_rows<1>); break;
+        case 2: rows(unfilter_row<2>, unfilter_rows<2>); break;
+        case 3: rows(unfilter_row<3>, unfilter_rows<3>); break;
+        case 4: rows(unfilter_row<4>, unfilter_rows<4>); break;
+        case 6: rows(unfilter_row<6>, unfilter_rows<6>); break;
+        default: rows(unfilter_row<8>, unfilter_rows<8>); break;
     }
 }
 
@@ -323,12 +477,15 @@ bool inflate_whole(FILE* file, Samples& s) {
     // Row y's filter byte and bytes lie at (stride + 1) y; moved down to stride y, then unfiltered
     // against the row above, which is already in place.
     const std::vector<unsigned char> zeros(stride, 0);
-    for (size_t y = 0; y < height; ++y) {
+    for (size_t y = 0; y < height; y += 2) {  // two rows a step (both Paeth, side by side)
         unsigned char* row = s.data.data() + stride * y;
         const int filter = row[y];
-        if (filter > 4) return false;
         std::memmove(row, row + y + 1, stride);
-        unfilter(filter, row, y ? row - stride : zeros.data(), stride, bpp);
+        unsigned char* const lower = y + 1 < height ? row + stride : nullptr;
+        const int lower_filter = lower ? lower[y + 1] : 0;
+        if (lower) std::memmove(lower, lower + y + 2, stride);
+        if (filter > 4 || lower_filter > 4) return false;
+        unfilter(filter, row, y ? row - stride : zeros.data(), stride, bpp, lower_filter, lower);
     }
     s.data.resize(stride * height);
     if (s.depth == 16) swap_samples(s.data.data(), s.data.data(), s.data.size());
@@ -374,9 +531,15 @@ public:
         for (int y = 0; y < count; ++y, dst += stride_) {
             if (!block_ && !next_block()) return false;
             unsigned char* row = block_->bytes.data() + row_in_block_ * (stride_ + 1);
-            if (row[0] > 4) return false;
-            const unsigned char* above = row_in_block_ > 0 ? row - stride_ : prev_.data();
-            unfilter(row[0], row + 1, above, stride_, bpp_);
+            if (unfiltered_) {  // with the row above it
+                unfiltered_ = false;
+            } else {
+                if (row[0] > 4) return false;
+                const unsigned char* above = row_in_block_ > 0 ? row - stride_ : prev_.data();
+                unsigned char* const lower = row + stride_ + 1;  // two Paeth rows run side by side
+                unfiltered_ = row_in_block_ + 1 < block_->rows && lower[0] == 4;
+                unfilter(row[0], row + 1, above, stride_, bpp_, 4, unfiltered_ ? lower + 1 : nullptr);
+            }
             if (wide_) swap_samples(row + 1, dst, stride_);
             else std::memcpy(dst, row + 1, stride_);
             if (++row_in_block_ == block_->rows) {
@@ -526,6 +689,7 @@ private:
     // The caller's thread: the block being read and the row above its first (as stored).
     Block* block_ = nullptr;
     size_t row_in_block_ = 0;
+    bool unfiltered_ = false;  // the row at row_in_block_ unfiltered already, beside the one above
     std::vector<unsigned char> prev_;
 
     // The inflater's thread (and start(), before it runs).
