@@ -1281,6 +1281,40 @@ fixture::Bytes long_codes_block(int lead, fixture::Bytes& expected) {
     return w.ended(static_cast<uint32_t>(adler32(1, expected.data(), static_cast<uInt>(expected.size()))));
 }
 
+// A dynamic block of eight 'a's whose distance code has two codes of one bit, then a final one
+// whose distance code is a single code of one bit (incomplete, as deflate allows) and whose match
+// uses the other bit: zlib refuses it ("invalid distance code") after nine bytes, where a decoder
+// that kept the first block's distances would read on (a distance of 2).
+fixture::Bytes incomplete_distances_block() {
+    BitWriter w;
+    std::vector<int> length_lengths(19, 0);
+    for (int s = 0; s < 16; ++s) length_lengths[static_cast<size_t>(s)] = 4;
+    const std::vector<uint32_t> length_codes = canonical(length_lengths);
+    std::vector<int> lit(258, 0);
+    lit['a'] = 1, lit[256] = 2, lit[257] = 2;  // complete: 'a', the end, length 3
+    const std::vector<uint32_t> lit_codes = canonical(lit);
+    auto header = [&](bool last, const std::vector<int>& dist) {
+        w.put(last, 1);
+        w.put(2, 2);
+        w.put(258 - 257, 5);
+        w.put(static_cast<uint32_t>(dist.size() - 1), 5);
+        w.put(15, 4);
+        const int order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+        for (int s : order) w.put(static_cast<uint32_t>(length_lengths[static_cast<size_t>(s)]), 3);
+        for (int l : lit) w.code(length_codes[static_cast<size_t>(l)], 4);
+        for (int l : dist) w.code(length_codes[static_cast<size_t>(l)], 4);
+    };
+    header(false, {1, 1});  // distances 1 and 2, codes 0 and 1
+    for (int i = 0; i < 8; ++i) w.code(lit_codes['a'], 1);
+    w.code(lit_codes[256], 2);
+    header(true, {1});  // distance 1 alone, code 0
+    w.code(lit_codes['a'], 1);
+    w.code(lit_codes[257], 2);
+    w.put(1, 1);  // the distance code's unused bit
+    w.code(lit_codes[256], 2);
+    return w.ended();
+}
+
 // The data deflated at levels 0, 6 and 1 in turn, 9000 bytes each: stored blocks between coded ones.
 fixture::Bytes mixed_levels(const fixture::Bytes& data) {
     z_stream s{};
@@ -1398,6 +1432,15 @@ TEST(inflater_reads_as_zlib_reads) {
         const OurReading ours = our_reading(z, 0, random);
         EXPECT(theirs.message == message && ours.ok == theirs.ok && ours.out.empty(), "a block by hand: zlib '",
                theirs.message, "', ours ", ours.ok ? "reads it" : "refuses it");
+    }
+    {
+        const fixture::Bytes z = incomplete_distances_block();
+        const ZlibReading theirs = zlib_reading(z);
+        const OurReading ours = our_reading(z, theirs.out.size(), random);
+        EXPECT(theirs.message == "invalid distance code" && theirs.out == fixture::Bytes(9, 'a') && !ours.ok &&
+                   ours.out == theirs.out,
+               "an incomplete distance code after a complete one: zlib '", theirs.message, "' after ", theirs.out.size(),
+               " bytes, ours ", ours.ok ? "reads it" : "refuses it", " after ", ours.out.size());
     }
     for (int lead = 0; lead < 8; ++lead) {
         fixture::Bytes expected;

@@ -39,6 +39,16 @@ constexpr unsigned short kDistanceBase[30] = {1,    2,    3,    4,    5,    7,  
                                               1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
 constexpr unsigned char kDistanceExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
                                               6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+// Bytes with their bits reversed (deflate sends codes from their first bit).
+struct Reversed {
+    unsigned char r[256];
+    constexpr Reversed() : r() {
+        for (unsigned i = 0; i < 256; ++i)
+            for (unsigned b = 0; b < 8; ++b) r[i] |= static_cast<unsigned char>(((i >> b) & 1) << (7 - b));
+    }
+    constexpr unsigned operator[](unsigned i) const { return r[i]; }
+};
+constexpr Reversed kReversed;
 // The order of the code lengths' code lengths (3.2.7).
 constexpr unsigned char kLengthsOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
 
@@ -72,34 +82,40 @@ bool build(const unsigned char* lengths, unsigned n, unsigned root, bool lengths
         if (left < 0) return false;
         if (count[len]) max = len;
     }
-    table.assign(size_t(1) << root, entry(kInvalid, 0, 0, 0));
-    if (max == 0) return !lengths_code;
-    if (left > 0 && (lengths_code || max != 1)) return false;
+    if (left > 0 && (lengths_code || max > 1)) return false;
+    // The table keeps its size from block to block: a complete code writes every entry it reads
+    // below; an incomplete one (a single code of one bit, or none) has its root made invalid first.
+    if (table.size() < (size_t(1) << root)) table.resize(size_t(1) << root, entry(kInvalid, 0, 0, 0));
+    if (left > 0) std::fill(table.begin(), table.begin() + (ptrdiff_t(1) << root), entry(kInvalid, 0, 0, 0));
+    if (max == 0) return true;
 
     unsigned next[16] = {};
     for (unsigned len = 1, code = 0; len <= 15; ++len) {
         code = (code + count[len - 1]) << 1;
         next[len] = code;
     }
-    unsigned codes[288];
-    unsigned longest[1u << kLitRoot] = {};  // a root index's longest code, where above root
+    unsigned codes[288], roots[288], nroots = 0;  // roots: the root indices of codes above root
+    unsigned char longest[1u << kLitRoot];        // their longest code
     for (unsigned s = 0; s < n; ++s) {
         const unsigned len = lengths[s];
         if (!len) continue;
-        unsigned code = next[len]++, reversed = 0;
-        for (unsigned b = 0; b < len; ++b, code >>= 1) reversed = reversed << 1 | (code & 1);
-        codes[s] = reversed;
+        const unsigned code = next[len]++;
+        codes[s] = (kReversed[code & 0xff] << 8 | kReversed[code >> 8]) >> (16 - len);
         if (len > root) {
-            unsigned& l = longest[reversed & ((1u << root) - 1)];
-            l = std::max(l, len);
+            const unsigned r = codes[s] & ((1u << root) - 1);
+            bool seen = false;
+            for (unsigned k = 0; k < nroots && !seen; ++k) seen = roots[k] == r;
+            if (!seen) roots[nroots++] = r, longest[r] = 0;
+            longest[r] = static_cast<unsigned char>(std::max<unsigned>(longest[r], len));
         }
     }
-    for (unsigned i = 0; i < (1u << root); ++i)
-        if (longest[i]) {
-            const unsigned sub = longest[i] - root;
-            table[i] = entry(kLink, sub, root - sub, static_cast<uint32_t>(table.size()));
-            table.resize(table.size() + (size_t(1) << sub), entry(kInvalid, 0, 0, 0));
-        }
+    size_t size = size_t(1) << root;
+    for (unsigned k = 0; k < nroots; ++k) {
+        const unsigned sub = longest[roots[k]] - root;
+        table[roots[k]] = entry(kLink, sub, root - sub, static_cast<uint32_t>(size));
+        size += size_t(1) << sub;
+    }
+    if (table.size() < size) table.resize(size, entry(kInvalid, 0, 0, 0));
     for (unsigned s = 0; s < n; ++s) {
         const unsigned len = lengths[s];
         if (!len) continue;
@@ -270,7 +286,7 @@ bool Inflater::dynamic_tables() {
         if (nbits_ < 3) refill();
         lengths[kLengthsOrder[i]] = static_cast<unsigned char>(next_bits(3));
     }
-    std::vector<uint32_t>& table = dist_;  // as scratch
+    std::vector<uint32_t>& table = lengths_;
     if (!build<code_length>(lengths, 19, kLengthsRoot, true, table)) return false;
     std::fill(lengths, lengths + 19, 0);
     for (unsigned i = 0; i < nlit + ndist;) {

@@ -65,7 +65,7 @@ private:
     enum class State { Header, Stored, Huffman, Done } state_ = State::Header;
     bool final_ = false;
     size_t stored_left_ = 0;
-    std::vector<uint32_t> lit_, dist_;
+    std::vector<uint32_t> lit_, dist_, lengths_;  // decoding tables (build() in inflate.cpp)
 };
 
 }  // namespace gpufft
