@@ -21,10 +21,9 @@ width=${size%x*}
 height=${size#*x}
 echo "== $(date -u +%F), $(nproc) threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "== $count RGB 8-bit ${size} PNGs (fftfilter --synth ${size}:power=2:seed=N:colour)"
-for i in $(seq 1 "$count"); do
-    f="$out/in/img$(printf %04d "$i").png"
-    [ -e "$f" ] || "$bin/fftfilter" -q --synth "${size}:power=2:seed=$i:colour" -o "$f" || exit 1
-done
+# The inputs, on every core (each fftfilter --synth starts a GL context: about 2 s on the device machine)
+seq 1 "$count" | xargs -P "$(nproc)" -I{} sh -c 'f=$(printf "%s/in/img%04d.png" "$1" "$2");
+    [ -e "$f" ] || "$3" -q --synth "$4:power=2:seed=$2:colour" -o "$f"' sh "$out" {} "$bin/fftfilter" "$size" || exit 1
 mp=$(awk -v n="$count" -v w="$width" -v h="$height" 'BEGIN { printf "%.1f", n * w * h / 1e6 }')
 
 # row TOOL KERNEL COMMAND...: runs COMMAND under /usr/bin/time, prints MP/s and peak RSS.

@@ -4,7 +4,7 @@
 # (../shared/tools/device-gl.sh, then libdeflate0 beside them, which that script does not fetch:
 # `(cd .gl/lib && apt-get download libdeflate0)`). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes dispatches probe lineprobe
-#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -213,6 +213,13 @@ if has batch; then  # the batch pipeline end to end: bit-identity of the GPU con
     OUT=/tmp/bench TAIL=30 run batch test/bench_batch.sh 48 2048x2048 gaussian:8 disk:60
     OUT=/tmp/bench FFTFILTER_ARGS="--backend fragment" TAIL=12 run batch_fragment test/bench_batch.sh 48 2048x2048 gaussian:8
     OUT=/tmp/bench-hd TAIL=12 run batch_hd test/bench_batch.sh 64 1920x1080 gaussian:8 disk:30
+fi
+if has batch_ab && [ -x bin/old/fftfilter ]; then  # the batch beside the build before it (bin/old/fftfilter),
+                                                 # alternating, twice: BATCH_COUNT (192) 2048x2048 files
+    for i in 1 2; do
+        BIN=bin/old OUT=/tmp/bench-ab PEERS= TAIL=4 run "batch_old_$i" test/bench_batch.sh "${BATCH_COUNT:-192}" 2048x2048 gaussian:8
+        OUT=/tmp/bench-ab PEERS= TAIL=4 run "batch_new_$i" test/bench_batch.sh "${BATCH_COUNT:-192}" 2048x2048 gaussian:8
+    done
 fi
 if has sizes; then  # mixed-radix sizes beside their powers of two, and the fragment chain's passes by radix
     run sizes_compute bin/fftcompare --backend compute --max-ratio 1.5 \
