@@ -875,9 +875,9 @@ TEST(whole_images_inflate_and_unfilter_as_libpng_reads_them) {
     // and unfiltered by our own loops (png_io.cpp, inflate_whole). Every kind it takes, rows under
     // every filter type (from an independent encoder), samples of noise, ramps and runs (so that
     // Paeth takes each neighbour and meets ties), give the samples written and libpng's rows.
-    // Each image twice: every type in turn, then runs of Paeth rows (run two at a time, from even
-    // rows and odd ones, over the streamed blocks' edges) between the others.
-    const std::vector<int> paeth_runs = {4, 4, 4, 1, 4, 4, 0, 4, 2, 4, 4, 4, 4, 3};
+    // Each image twice: every type in turn, then runs of rows of one type (Sub, Average and Paeth
+    // rows run two at a time, from even rows and odd ones, over the streamed blocks' edges).
+    const std::vector<int> runs_of_types = {4, 4, 4, 1, 1, 4, 4, 0, 4, 2, 2, 3, 3, 3, 1, 1, 1, 4, 4, 4, 4, 3, 3, 0, 0};
     TempDir dir;
     std::mt19937 rng(5);
     const int kinds[][2] = {{0, 8}, {0, 16}, {4, 8}, {4, 16}, {2, 8}, {2, 16}, {6, 8}, {6, 16}};
@@ -895,8 +895,8 @@ TEST(whole_images_inflate_and_unfilter_as_libpng_reads_them) {
                 }
                 const std::string path = dir / "f.png", name = std::to_string(p.color_type) + "/" + std::to_string(p.depth) + " " +
                                                                std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                                               (runs ? " (Paeth runs)" : "");
-                fixture::write_file(path, runs ? encode_filtered(p, first++ % 14, paeth_runs) : encode_filtered(p, first++ % 5));
+                                                               (runs ? " (runs of a type)" : "");
+                fixture::write_file(path, runs ? encode_filtered(p, first++ % 25, runs_of_types) : encode_filtered(p, first++ % 5));
                 PngReader whole(path, {});
                 const PngSamples got = whole.read_image();
                 std::vector<unsigned char> rows;

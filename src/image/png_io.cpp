@@ -198,22 +198,44 @@ struct ChunkReader {
     bool is(const char* name) const { return std::memcmp(type, name, 4) == 0; }
 };
 
-// Paeth (filter type 4) undone in place, as unfilter_row(). Each byte chains to the one a pixel to
-// its left, so a pixel's bytes are the parallel work: here as 16-bit lanes of one SSE2 register
-// (Bpp <= 8), the choices as masks, not branches (noisy rows mispredict them); the chain from one
-// pixel to the next is a dozen vector operations, where bytewise it is a dozen scalar ones a byte.
-// The rows are read and written 12 or 16 bytes (whole pixels) at a time, each pixel's bytes shifted
-// out of the register and back (a byte at a time they took more instructions than the chain). Two
-// rows, both Paeth, run as two chains side by side, the lower a chunk behind the upper
-// (unpaeth_rows): the bytes it needs above are the upper chain's last chunk, still in a register.
+// The filters that chain along a row, Sub (1), Average (3) and Paeth (4), undone in place as
+// unfilter_row() does. Each byte chains to the one a pixel to its left, so a pixel's bytes are the
+// parallel work: here as 16-bit lanes of one SSE2 register (Bpp <= 8), Paeth's choices as masks,
+// not branches (noisy rows mispredict them); Paeth's chain from one pixel to the next is a dozen
+// vector operations, where bytewise it is a dozen scalar ones a byte. The rows are read and written
+// 12 or 16 bytes (whole pixels) at a time, each pixel's bytes shifted out of the register and back
+// (a byte at a time they took more instructions than the chain). Two rows of one filter run as two
+// chains side by side, the lower a chunk behind the upper (unchain_rows): the bytes it needs above
+// are the upper chain's last chunk, still in a register. Pixels of one or two bytes keep the byte
+// loops for Sub and Average (cheaper there), Paeth takes them a pixel at a time.
 #if defined(__SSE2__)
+// The predictors, on 16-bit lanes: of the left (a), upper (b) and upper-left (c) neighbours.
+struct Sub {
+    static __m128i of(__m128i a, __m128i, __m128i) { return a; }
+};
+struct Average {
+    static __m128i of(__m128i a, __m128i b, __m128i) { return _mm_srli_epi16(_mm_add_epi16(a, b), 1); }
+};
+struct Paeth {
+    [[gnu::always_inline]] static __m128i of(__m128i a, __m128i b, __m128i c) {
+        const __m128i zero = _mm_setzero_si128();
+        auto abs16 = [&](__m128i v) { return _mm_max_epi16(v, _mm_sub_epi16(zero, v)); };
+        const __m128i db = _mm_sub_epi16(b, c), da = _mm_sub_epi16(a, c);
+        const __m128i pa = abs16(db), pb = abs16(da), pc = abs16(_mm_add_epi16(da, db));
+        const __m128i not_a = _mm_or_si128(_mm_cmpgt_epi16(pa, pb), _mm_cmpgt_epi16(pa, pc));
+        const __m128i take_c = _mm_cmpgt_epi16(pb, pc);
+        const __m128i b_or_c = _mm_or_si128(_mm_and_si128(take_c, c), _mm_andnot_si128(take_c, b));
+        return _mm_or_si128(_mm_and_si128(not_a, b_or_c), _mm_andnot_si128(not_a, a));
+    }
+};
+
 template <size_t... K, class F>
 [[gnu::always_inline]] inline void each_of(std::index_sequence<K...>, F f) {
     (f(std::integral_constant<size_t, K>{}), ...);
 }
 
-template <size_t Bpp>
-struct PaethLanes {
+template <size_t Bpp, class Predictor>
+struct RowLanes {
     static_assert(Bpp <= 8, "a pixel in one register");
     static constexpr size_t chunk_bytes = Bpp == 3 || Bpp == 6 ? 12 : 16;
 
@@ -230,15 +252,7 @@ struct PaethLanes {
     // A pixel from its filtered bytes and its left (a), upper (b) and upper-left (c) neighbours.
     // The lanes past the pixel's are left to hold anything.
     [[gnu::always_inline]] static __m128i unfiltered(__m128i filtered, __m128i a, __m128i b, __m128i c) {
-        const __m128i zero = _mm_setzero_si128();
-        auto abs16 = [&](__m128i v) { return _mm_max_epi16(v, _mm_sub_epi16(zero, v)); };
-        const __m128i db = _mm_sub_epi16(b, c), da = _mm_sub_epi16(a, c);
-        const __m128i pa = abs16(db), pb = abs16(da), pc = abs16(_mm_add_epi16(da, db));
-        const __m128i not_a = _mm_or_si128(_mm_cmpgt_epi16(pa, pb), _mm_cmpgt_epi16(pa, pc));
-        const __m128i take_c = _mm_cmpgt_epi16(pb, pc);
-        const __m128i b_or_c = _mm_or_si128(_mm_and_si128(take_c, c), _mm_andnot_si128(take_c, b));
-        const __m128i predictor = _mm_or_si128(_mm_and_si128(not_a, b_or_c), _mm_andnot_si128(not_a, a));
-        return _mm_and_si128(_mm_add_epi16(filtered, predictor), _mm_set1_epi16(0xff));
+        return _mm_and_si128(_mm_add_epi16(filtered, Predictor::of(a, b, c)), _mm_set1_epi16(0xff));
     }
     // The chunk_bytes of a row at the front of `filtered` (16 bytes), `above` the row above them,
     // `a` and `c` carried from the pixel before (and on to the next chunk): the unfiltered bytes.
@@ -301,13 +315,14 @@ struct PaethLanes {
     }
 };
 
-// Chunks where a pixel is 3 bytes or more; one or two bytes are cheaper to take one at a time.
+// Chunks where a pixel is 3 bytes or more; one or two bytes are cheaper to take one at a time
+// (and, for Sub and Average, a byte at a time: unfilter_row()).
 template <size_t Bpp>
 constexpr bool by_chunks = Bpp >= 3;
 
-template <size_t Bpp>
-void unpaeth_row(unsigned char* row, const unsigned char* prev, size_t stride) {
-    using L = PaethLanes<Bpp>;
+template <size_t Bpp, class Predictor>
+[[gnu::noinline]] void unchain_row(unsigned char* row, const unsigned char* prev, size_t stride) {
+    using L = RowLanes<Bpp, Predictor>;
     __m128i a = _mm_setzero_si128(), c = a;  // left of the first pixel: zeros
     size_t x = 0;
     if (by_chunks<Bpp>)
@@ -316,11 +331,11 @@ void unpaeth_row(unsigned char* row, const unsigned char* prev, size_t stride) {
     L::rest(row, prev, x, stride, a, c);
 }
 
-// Rows `upper` and `lower` (the one below it), both Paeth, `prev` the row above `upper`: the
-// lower a chunk behind the upper, or a pixel where pixels go one at a time.
-template <size_t Bpp>
-void unpaeth_rows(unsigned char* upper, unsigned char* lower, const unsigned char* prev, size_t stride) {
-    using L = PaethLanes<Bpp>;
+// Rows `upper` and `lower` (the one below it), both of Predictor's filter, `prev` the row above
+// `upper`: the lower a chunk behind the upper, or a pixel where pixels go one at a time.
+template <size_t Bpp, class Predictor>
+[[gnu::noinline]] void unchain_rows(unsigned char* upper, unsigned char* lower, const unsigned char* prev, size_t stride) {
+    using L = RowLanes<Bpp, Predictor>;
     constexpr size_t n = by_chunks<Bpp> ? L::chunk_bytes : Bpp;
     __m128i a = _mm_setzero_si128(), c = a, lower_a = a, lower_c = a;
     __m128i above_lower = a;  // the upper row's last chunk or pixel, unfiltered
@@ -361,24 +376,24 @@ void unpaeth_rows(unsigned char* upper, unsigned char* lower, const unsigned cha
     L::rest(upper, prev, x, stride, a, c);
     L::rest(lower, upper, x > 0 ? x - n : 0, stride, lower_a, lower_c);
 }
-#else
-template <size_t Bpp>
-void unpaeth_row(unsigned char* row, const unsigned char* prev, size_t stride) {
-    for (size_t i = 0; i < Bpp; ++i) row[i] = static_cast<unsigned char>(row[i] + prev[i]);
-    for (size_t i = Bpp; i < stride; ++i) row[i] = static_cast<unsigned char>(row[i] + paeth(row[i - Bpp], prev[i], prev[i - Bpp]));
-}
-
-template <size_t Bpp>
-void unpaeth_rows(unsigned char* upper, unsigned char* lower, const unsigned char* prev, size_t stride) {
-    unpaeth_row<Bpp>(upper, prev, stride);
-    unpaeth_row<Bpp>(lower, upper, stride);
-}
 #endif
 
-// The row filters of PNG undone in place: `row` holds a row's filtered bytes, `prev` the row above,
-// already unfiltered (zeros for the first row), `Bpp` bytes a pixel.
+// Both rows of one filter whose chain along the row runs in SSE2 lanes (above), side by side.
 template <size_t Bpp>
-void unfilter_row(int filter, unsigned char* row, const unsigned char* prev, size_t stride) {
+bool unchained_rows(int filter, unsigned char* upper, unsigned char* lower, const unsigned char* prev, size_t stride) {
+#if defined(__SSE2__)
+    if (filter == 4) return unchain_rows<Bpp, Paeth>(upper, lower, prev, stride), true;
+    if (by_chunks<Bpp> && filter == 1) return unchain_rows<Bpp, Sub>(upper, lower, prev, stride), true;
+    if (by_chunks<Bpp> && filter == 3) return unchain_rows<Bpp, Average>(upper, lower, prev, stride), true;
+#endif
+    (void)filter, (void)upper, (void)lower, (void)prev, (void)stride;
+    return false;
+}
+
+// The row filters of PNG undone in place a byte at a time: `row` holds a row's filtered bytes, `prev`
+// the row above, already unfiltered (zeros for the first row), `Bpp` bytes a pixel.
+template <size_t Bpp>
+[[gnu::noinline]] void unfilter_bytes(int filter, unsigned char* row, const unsigned char* prev, size_t stride) {
     switch (filter) {
         case 1:
             for (size_t i = Bpp; i < stride; ++i) row[i] = static_cast<unsigned char>(row[i] + row[i - Bpp]);
@@ -390,22 +405,44 @@ void unfilter_row(int filter, unsigned char* row, const unsigned char* prev, siz
             for (size_t i = 0; i < Bpp; ++i) row[i] = static_cast<unsigned char>(row[i] + (prev[i] >> 1));
             for (size_t i = Bpp; i < stride; ++i) row[i] = static_cast<unsigned char>(row[i] + ((row[i - Bpp] + prev[i]) >> 1));
             break;
-        case 4: unpaeth_row<Bpp>(row, prev, stride); break;
+        case 4:
+            for (size_t i = 0; i < Bpp; ++i) row[i] = static_cast<unsigned char>(row[i] + prev[i]);
+            for (size_t i = Bpp; i < stride; ++i) row[i] = static_cast<unsigned char>(row[i] + paeth(row[i - Bpp], prev[i], prev[i - Bpp]));
+            break;
         default: break;
     }
 }
 
+// The row filters undone in place, as unfilter_bytes(), in SSE2 lanes where that is faster.
+template <size_t Bpp>
+void unfilter_row(int filter, unsigned char* row, const unsigned char* prev, size_t stride) {
+#if defined(__SSE2__)
+    if (filter == 4) return unchain_row<Bpp, Paeth>(row, prev, stride);
+    if (by_chunks<Bpp> && filter == 1) return unchain_row<Bpp, Sub>(row, prev, stride);
+    if (by_chunks<Bpp> && filter == 3) return unchain_row<Bpp, Average>(row, prev, stride);
+    if (filter == 2) {  // Up: 16 bytes an addition (GCC's -O2 leaves the loop a byte at a time)
+        size_t i = 0;
+        for (; i + 16 <= stride; i += 16) {
+            const __m128i* const p = reinterpret_cast<const __m128i*>(prev + i);
+            __m128i* const r = reinterpret_cast<__m128i*>(row + i);
+            _mm_storeu_si128(r, _mm_add_epi8(_mm_loadu_si128(r), _mm_loadu_si128(p)));
+        }
+        for (; i < stride; ++i) row[i] = static_cast<unsigned char>(row[i] + prev[i]);
+        return;
+    }
+#endif
+    unfilter_bytes<Bpp>(filter, row, prev, stride);
+}
+
 // Two rows, `upper` (its `filter`) and `lower` (`lower_filter`, below it), undone as
-// unfilter_row() does each; `prev` the row above `upper`. Where both are Paeth they run side by side.
+// unfilter_row() does each; `prev` the row above `upper`. Where both chain along the row with the
+// same filter they run side by side.
 template <size_t Bpp>
 void unfilter_rows(int filter, unsigned char* upper, int lower_filter, unsigned char* lower, const unsigned char* prev,
                    size_t stride) {
-    if (filter == 4 && lower_filter == 4) {
-        unpaeth_rows<Bpp>(upper, lower, prev, stride);
-    } else {
-        unfilter_row<Bpp>(filter, upper, prev, stride);
-        unfilter_row<Bpp>(lower_filter, lower, upper, stride);
-    }
+    if (filter == lower_filter && unchained_rows<Bpp>(filter, upper, lower, prev, stride)) return;
+    unfilter_row<Bpp>(filter, upper, prev, stride);
+    unfilter_row<Bpp>(lower_filter, lower, upper, stride);
 }
 
 // A row (`lower` null) or two, `bpp` bytes a pixel.
@@ -477,7 +514,7 @@ bool inflate_whole(FILE* file, Samples& s) {
     // Row y's filter byte and bytes lie at (stride + 1) y; moved down to stride y, then unfiltered
     // against the row above, which is already in place.
     const std::vector<unsigned char> zeros(stride, 0);
-    for (size_t y = 0; y < height; y += 2) {  // two rows a step (both Paeth, side by side)
+    for (size_t y = 0; y < height; y += 2) {  // two rows a step (of one filter, side by side)
         unsigned char* row = s.data.data() + stride * y;
         const int filter = row[y];
         std::memmove(row, row + y + 1, stride);
@@ -536,9 +573,9 @@ public:
             } else {
                 if (row[0] > 4) return false;
                 const unsigned char* above = row_in_block_ > 0 ? row - stride_ : prev_.data();
-                unsigned char* const lower = row + stride_ + 1;  // two Paeth rows run side by side
-                unfiltered_ = row_in_block_ + 1 < block_->rows && lower[0] == 4;
-                unfilter(row[0], row + 1, above, stride_, bpp_, 4, unfiltered_ ? lower + 1 : nullptr);
+                unsigned char* const lower = row + stride_ + 1;  // two rows of one filter side by side
+                unfiltered_ = row_in_block_ + 1 < block_->rows && lower[0] == row[0];
+                unfilter(row[0], row + 1, above, stride_, bpp_, row[0], unfiltered_ ? lower + 1 : nullptr);
             }
             if (wide_) swap_samples(row + 1, dst, stride_);
             else std::memcpy(dst, row + 1, stride_);
