@@ -378,15 +378,16 @@ template <size_t Bpp, class Predictor>
 }
 #endif
 
-// Both rows of one filter whose chain along the row runs in SSE2 lanes (above), side by side.
-template <size_t Bpp>
-bool unchained_rows(int filter, unsigned char* upper, unsigned char* lower, const unsigned char* prev, size_t stride) {
+// `undo` called with the predictor (Sub, Average or Paeth) whose SSE2 lanes (above) undo `filter`
+// on pixels of `Bpp` bytes; false where the filter has none.
+template <size_t Bpp, class Undo>
+bool in_lanes(int filter, Undo undo) {
 #if defined(__SSE2__)
-    if (filter == 4) return unchain_rows<Bpp, Paeth>(upper, lower, prev, stride), true;
-    if (by_chunks<Bpp> && filter == 1) return unchain_rows<Bpp, Sub>(upper, lower, prev, stride), true;
-    if (by_chunks<Bpp> && filter == 3) return unchain_rows<Bpp, Average>(upper, lower, prev, stride), true;
+    if (filter == 4) return undo(Paeth{}), true;
+    if (by_chunks<Bpp> && filter == 1) return undo(Sub{}), true;
+    if (by_chunks<Bpp> && filter == 3) return undo(Average{}), true;
 #endif
-    (void)filter, (void)upper, (void)lower, (void)prev, (void)stride;
+    (void)filter, (void)undo;
     return false;
 }
 
@@ -416,10 +417,8 @@ template <size_t Bpp>
 // The row filters undone in place, as unfilter_bytes(), in SSE2 lanes where that is faster.
 template <size_t Bpp>
 void unfilter_row(int filter, unsigned char* row, const unsigned char* prev, size_t stride) {
+    if (in_lanes<Bpp>(filter, [&](auto p) { unchain_row<Bpp, decltype(p)>(row, prev, stride); })) return;
 #if defined(__SSE2__)
-    if (filter == 4) return unchain_row<Bpp, Paeth>(row, prev, stride);
-    if (by_chunks<Bpp> && filter == 1) return unchain_row<Bpp, Sub>(row, prev, stride);
-    if (by_chunks<Bpp> && filter == 3) return unchain_row<Bpp, Average>(row, prev, stride);
     if (filter == 2) {  // Up: 16 bytes an addition (GCC's -O2 leaves the loop a byte at a time)
         size_t i = 0;
         for (; i + 16 <= stride; i += 16) {
@@ -440,7 +439,9 @@ void unfilter_row(int filter, unsigned char* row, const unsigned char* prev, siz
 template <size_t Bpp>
 void unfilter_rows(int filter, unsigned char* upper, int lower_filter, unsigned char* lower, const unsigned char* prev,
                    size_t stride) {
-    if (filter == lower_filter && unchained_rows<Bpp>(filter, upper, lower, prev, stride)) return;
+    if (filter == lower_filter &&
+        in_lanes<Bpp>(filter, [&](auto p) { unchain_rows<Bpp, decltype(p)>(upper, lower, prev, stride); }))
+        return;
     unfilter_row<Bpp>(filter, upper, prev, stride);
     unfilter_row<Bpp>(lower_filter, lower, upper, stride);
 }
