@@ -304,14 +304,15 @@ struct RowLanes {
             std::memcpy(p + 8, &last, 4);
         }
     }
+    // The pixel at `p` alone, `b` above it, `a` and `c` carried from the pixel before (and on).
+    static void pixel(unsigned char* p, __m128i b, __m128i& a, __m128i& c) {
+        a = unfiltered(load(p), a, b, c);
+        c = b;
+        store(p, a);
+    }
     // A row's pixels from byte `x` on, one at a time.
     static void rest(unsigned char* row, const unsigned char* prev, size_t x, size_t stride, __m128i& a, __m128i& c) {
-        for (; x < stride; x += Bpp) {
-            const __m128i b = load(prev + x);
-            a = unfiltered(load(row + x), a, b, c);
-            c = b;
-            store(row + x, a);
-        }
+        for (; x < stride; x += Bpp) pixel(row + x, load(prev + x), a, c);
     }
 };
 
@@ -362,15 +363,8 @@ template <size_t Bpp, class Predictor>
             L::store_chunk(upper + x, out);
             above_lower = out;
         } else {
-            if (x > 0) {
-                lower_a = L::unfiltered(L::load(lower + x - n), lower_a, a, lower_c);
-                lower_c = a;
-                L::store(lower + x - n, lower_a);
-            }
-            const __m128i b = L::load(prev + x);
-            a = L::unfiltered(L::load(upper + x), a, b, c);
-            c = b;
-            L::store(upper + x, a);
+            if (x > 0) L::pixel(lower + x - n, a, lower_a, lower_c);  // above it: the upper's last pixel
+            L::pixel(upper + x, L::load(prev + x), a, c);
         }
     }
     L::rest(upper, prev, x, stride, a, c);
