@@ -4,7 +4,7 @@
 # (../shared/tools/device-gl.sh, then libdeflate0 beside them, which that script does not fetch:
 # `(cd .gl/lib && apt-get download libdeflate0)`). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes dispatches probe lineprobe
-#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -219,6 +219,27 @@ if has batch_ab && [ -x bin/old/fftfilter ]; then  # the batch beside the build 
     for i in 1 2; do
         BIN=bin/old OUT=/tmp/bench-ab PEERS= TAIL=4 run "batch_old_$i" test/bench_batch.sh "${BATCH_COUNT:-192}" 2048x2048 gaussian:8
         OUT=/tmp/bench-ab PEERS= TAIL=4 run "batch_new_$i" test/bench_batch.sh "${BATCH_COUNT:-192}" 2048x2048 gaussian:8
+    done
+fi
+if has alone; then  # a file filtered alone: its whole stream inflated in parts on every core against
+                  # libdeflate on one (bigpng read ... whole / parts), and fftfilter -v on it beside the
+                  # build before (bin/old/fftfilter, where carried), alternating, three rounds each
+    dir=/tmp/gpufft-bench-alone
+    mkdir -p "$dir"
+    run alone_inputs bash -c "bin/fftfilter -q --synth 6000x6000:power=2:seed=5:colour -o $dir/synth6000.png -f &&
+        bin/bench/bigpng 8192x8192 rgb8 $dir/big8192.png 1 &&
+        bin/fftfilter -q -k gaussian:3 $dir/big8192.png -o $dir/ours8192.png -f && ls -l $dir"
+    for f in synth6000 big8192 ours8192; do
+        for i in 1 2 3; do
+            TAIL=2 run "alone_read_${f}_$i" bash -c "bin/bench/bigpng read $dir/$f.png whole && bin/bench/bigpng read $dir/$f.png parts"
+        done
+    done
+    for f in synth6000 ours8192; do
+        for i in 1 2 3; do
+            [ -x bin/old/fftfilter ] && TAIL=3 run "alone_old_${f}_$i" bash -c "time bin/old/fftfilter -v -k gaussian:8 $dir/$f.png -o $dir/out_old.png -f"
+            TAIL=3 run "alone_new_${f}_$i" bash -c "time bin/fftfilter -v -k gaussian:8 $dir/$f.png -o $dir/out_new.png -f"
+        done
+        [ -x bin/old/fftfilter ] && run "alone_same_$f" cmp "$dir/out_old.png" "$dir/out_new.png"
     done
 fi
 if has sizes; then  # mixed-radix sizes beside their powers of two, and the fragment chain's passes by radix

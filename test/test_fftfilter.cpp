@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <map>
 #include <random>
 #include <set>
@@ -1456,6 +1457,104 @@ TEST(inflater_reads_as_zlib_reads) {
                                 "invalid distances set", "invalid literal/length code", "invalid distance code",
                                 "invalid distance too far back", "incorrect data check", "truncated"})
         EXPECT(zlib_says.count(message), "no broken stream met zlib's '", message, "' (", refused, " refused)");
+}
+
+TEST(whole_image_inflates_in_parts_when_read_alone) {
+    // read_image(true) (a file read alone) inflates a stream of two parts of 4 MiB or more in parts
+    // on every core: the samples libpng's rows give, and the file read so; a stream too short for
+    // two parts, and read_image(false), keep libdeflate.
+    TempDir dir;
+    std::mt19937 rng(23);
+    Samples s;
+    s.resize(2048, 2048, 3, 8);
+    for (int y = 0; y < s.height; ++y)
+        for (int i = 0; i < s.width * 3; ++i) s.row(y)[i] = static_cast<unsigned char>((i + 2 * y) / 64 + rng() % 64);
+    PngFormat rgb;
+    rgb.color_type = 2;
+    rgb.bit_depth = 8;
+    const std::string path = dir / "parts.png";
+    write_png_samples(path, s, rgb, true, 1);
+    std::vector<unsigned char> libpng_rows;
+    EXPECT(rows_by_libpng(path, &libpng_rows).empty() && libpng_rows == s.data, "libpng's rows differ");
+    for (bool parts : {true, false}) {
+        PngReader r(path, {});
+        const PngSamples back = r.read_image(parts);
+        const std::string expected = parts ? "inflater, in parts" : "libdeflate";
+        EXPECT(back.samples.data == s.data && r.decoder() == expected, "read_image(", parts, "): decoded by ", r.decoder(),
+               back.samples.data == s.data ? "" : ", other samples");
+    }
+    Samples small = s;
+    small.resize(512, 64, 3, 8);
+    for (size_t i = 0; i < small.data.size(); ++i) small.data[i] = s.data[i];
+    write_png_samples(path, small, rgb, true, 1);
+    PngReader r(path, {});
+    const PngSamples back = r.read_image(true);
+    EXPECT(back.samples.data == small.data && std::string(r.decoder()) == "libdeflate", "a small file: decoded by ", r.decoder());
+}
+
+TEST(inflater_in_parts_reads_as_zlib_reads) {
+    // A whole stream inflated in parts at once (inflate_in_parts: each part from the first block
+    // that may start in its share, its references to the bytes before it resolved afterwards)
+    // gives zlib's bytes or declines (the caller then reads the stream one way): never other
+    // bytes, never a stream zlib refuses. Parts of 2 KiB, so that these streams make several.
+    using namespace inflater_test;
+    std::mt19937 random(11);
+    const JobRunner run = [](std::function<void()> job) { return std::async(std::launch::async, std::move(job)); };
+    auto in_parts = [&](const fixture::Bytes& z, size_t size, fixture::Bytes& out) {
+        out.assign(size, 0);
+        return inflate_in_parts(z.data(), z.size(), out.data(), size, 2 + random() % 7, run, 2048);
+    };
+    size_t streams = 0, read = 0, wrong = 0, declined_must_read = 0;
+    std::vector<fixture::Bytes> inputs;
+    fixture::Bytes out;
+    for (int kind = 0; kind < 4; ++kind)
+        for (size_t size : {size_t(300), size_t(70000), size_t(600000)}) {
+            const fixture::Bytes data = sample_data(kind, size, random);
+            std::vector<fixture::Bytes> zs;
+            for (int level : {0, 1, 6, 9}) zs.push_back(deflated(data, level, Z_DEFAULT_STRATEGY));
+            for (int strategy : {Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED}) zs.push_back(deflated(data, 6, strategy));
+            zs.push_back(mixed_levels(data));
+            for (size_t i = 0; i < zs.size(); ++i) {
+                ++streams;
+                const bool ok = in_parts(zs[i], data.size(), out);
+                read += ok;
+                if (ok && out != data) ++wrong;
+                // zlib's levels 1, 6 and 9 end a block every 16384 symbols at most: such streams
+                // of smooth rows or text must be read in parts
+                if (!ok && (kind == 1 || kind == 3) && size == 600000 && i >= 1 && i <= 3) ++declined_must_read;
+                if (in_parts(zs[i], data.size() + 1, out) || (data.size() > 0 && in_parts(zs[i], data.size() - 1, out))) ++wrong;
+                if (size == 70000) inputs.push_back(zs[i]);
+            }
+        }
+    EXPECT(wrong == 0 && declined_must_read == 0, wrong, " of ", streams, " streams read otherwise than zlib reads them, ",
+           declined_must_read, " of six that have many blocks declined (", read, " read in parts)");
+
+    // Broken copies: whatever is read in parts, zlib reads whole to the same bytes.
+    size_t cases = 0, lenient = 0, broken_read = 0;
+    for (const fixture::Bytes& z : inputs)
+        for (int round = 0; round < 40; ++round, ++cases) {
+            fixture::Bytes broken = z;
+            const size_t at = 2 + random() % (broken.size() - 2);
+            if (round % 3 == 0) broken[at] ^= static_cast<unsigned char>(1u << (random() % 8));
+            else if (round % 3 == 1) broken[at] = static_cast<unsigned char>(random());
+            else broken.resize(at);
+            const ZlibReading theirs = zlib_reading(broken);
+            if (in_parts(broken, theirs.out.size(), out)) {
+                ++broken_read;
+                if (!theirs.ok || out != theirs.out || broken.size() != z.size()) ++lenient;
+            }
+        }
+    EXPECT(lenient == 0, lenient, " of ", cases, " broken streams read in parts where zlib refuses them or reads other bytes (",
+           broken_read, " read)");
+
+    // Blocks' headers where no block starts: a stream's own bytes stored (level 0) hold real
+    // dynamic headers at every place one began; alone and between coded blocks.
+    fixture::Bytes held;
+    for (const fixture::Bytes& z : inputs) held.insert(held.end(), z.begin(), z.end());
+    const fixture::Bytes stored = deflated(held, 0, Z_DEFAULT_STRATEGY), mixed = mixed_levels(held);
+    const bool stored_read = in_parts(stored, held.size(), out);
+    EXPECT(!stored_read, "a stream of stored blocks read in parts (", out == held ? "the same bytes" : "other bytes", ")");
+    EXPECT(!in_parts(mixed, held.size(), out) || out == held, "stored and coded blocks: other bytes read in parts");
 }
 
 TEST(streamed_rows_deflate_in_parallel_parts) {

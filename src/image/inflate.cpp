@@ -1,6 +1,7 @@
 #include "image/inflate.h"
 
 #include <libdeflate.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
@@ -131,6 +132,44 @@ bool build(const unsigned char* lengths, unsigned n, unsigned root, bool lengths
     return true;
 }
 
+// A dynamic block's code lengths (3.2.7), read from just after its type: `nlit` literal/length
+// and `ndist` distance lengths into `lengths`, by the code lengths' code (its table in `table`).
+// `Bits`: take(n) the next n bits, peek() 16 bits at least, not taken.
+template <class Bits>
+bool dynamic_lengths(Bits& bits, std::vector<uint32_t>& table, unsigned char (&lengths)[320], unsigned& nlit,
+                     unsigned& ndist) {
+    nlit = bits.take(5) + 257;
+    ndist = bits.take(5) + 1;
+    const unsigned nlengths = bits.take(4) + 4;
+    if (nlit > 286 || ndist > 30) return false;  // zlib: "too many length or distance symbols"
+    std::fill(lengths, lengths + 320, 0);
+    for (unsigned i = 0; i < nlengths; ++i) lengths[kLengthsOrder[i]] = static_cast<unsigned char>(bits.take(3));
+    if (!build<code_length>(lengths, 19, kLengthsRoot, true, table)) return false;
+    std::fill(lengths, lengths + 19, 0);
+    for (unsigned i = 0; i < nlit + ndist;) {
+        const uint32_t e = table[low(bits.peek(), kLengthsRoot)];
+        if (!(e & kLiteral)) return false;
+        bits.take(total_bits(e));
+        const unsigned symbol = value_of(e);
+        if (symbol < 16) {
+            lengths[i++] = static_cast<unsigned char>(symbol);
+            continue;
+        }
+        unsigned repeat, value = 0;
+        if (symbol == 16) {
+            if (i == 0) return false;  // zlib: "invalid bit length repeat"
+            value = lengths[i - 1];
+            repeat = 3 + bits.take(2);
+        } else {
+            repeat = symbol == 17 ? 3 + bits.take(3) : 11 + bits.take(7);
+        }
+        if (i + repeat > nlit + ndist) return false;
+        std::fill(lengths + i, lengths + i + repeat, static_cast<unsigned char>(value));
+        i += repeat;
+    }
+    return lengths[256] != 0;  // zlib: "invalid code -- missing end-of-block"
+}
+
 // A match of `length` bytes from `back` bytes before `to`, `Step` bytes a step (at most `back`, so
 // that a step reads no byte it writes), up to Step - 1 bytes past its end (kSlack).
 template <size_t Step>
@@ -144,16 +183,67 @@ inline void copy_match(unsigned char* to, size_t back, size_t length) {
     } while (to < end);
 }
 
+// A match of `length` values from `back` values before `to`, in words (bytes or 16-bit values
+// alike; up to 15 bytes past its end).
+template <class T>
+inline void copy_back(T* to, size_t back, size_t length) {
+    constexpr size_t kWord = 8 / sizeof(T);  // values in 8 bytes
+    unsigned char* const bytes = reinterpret_cast<unsigned char*>(to);
+    if (back >= 2 * kWord) {
+        copy_match<16>(bytes, back * sizeof(T), length * sizeof(T));
+    } else if (back >= kWord) {
+        copy_match<8>(bytes, back * sizeof(T), length * sizeof(T));
+    } else if (back == 1) {
+        std::fill_n(to, length, to[-1]);
+    } else {  // a period under a word: its first values one by one, then words from a multiple of it
+        size_t step = back;
+        while (step < kWord) step += back;
+        const T* from = to - back;
+        size_t i = 0;
+        for (; i < step && i < length; ++i) to[i] = from[i];
+        for (; i < length; i += kWord) std::memcpy(to + i, to + i - step, 8);
+    }
+}
+
 }  // namespace
 
 bool zlib_header_ok(const unsigned char head[2]) {
     return head[0] == 0x78 && (head[0] * 256u + head[1]) % 31 == 0 && (head[1] & 0x20) == 0;
 }
 
-Inflater::Inflater(Source source)
+template <class T>
+BasicInflater<T>::BasicInflater(Source source)
     : source_(std::move(source)), in_(kInput + 8), window_(kHistory + kBatch + kSlack) {}
 
-void Inflater::pull() {
+template <class T>
+BasicInflater<T>::BasicInflater(Source source, const Part& part) : BasicInflater(std::move(source)) {
+    part_ = part;
+    zlib_ = false;
+    if (part.unknown_history) {  // the 32 KiB before the part, as values that name them
+        for (size_t i = 0; i < kHistory; ++i) window_[i] = static_cast<T>(256 + i);
+        pos_ = rd_ = kHistory;
+    }
+}
+
+template <class T>
+template <class U>
+BasicInflater<T>::BasicInflater(BasicInflater<U>&& from)
+    : source_(std::move(from.source_)), part_{from.part_.skip, from.part_.unknown_history, from.part_.stop},
+      zlib_(from.zlib_), in_(std::move(from.in_)), ip_(from.ip_), iend_(from.iend_), pulled_(from.pulled_),
+      eof_(from.eof_), source_failed_(from.source_failed_), started_(from.started_), dead_(from.dead_),
+      bits_(from.bits_), nbits_(from.nbits_), phantom_(from.phantom_), window_(kHistory + kBatch + kSlack),
+      adler_(from.adler_), state_(static_cast<State>(from.state_)), final_(from.final_),
+      stored_left_(from.stored_left_), lit_(std::move(from.lit_)), dist_(std::move(from.dist_)),
+      lengths_(std::move(from.lengths_)) {
+    const size_t kept = std::min(from.pos_, kHistory), dropped = from.pos_ - kept;
+    std::copy_n(from.window_.data() + dropped, kept, window_.data());
+    pos_ = rd_ = kept;
+    origin_ = from.origin_ + dropped;
+    phantom_pos_ = from.phantom_pos_ > dropped ? from.phantom_pos_ - dropped : 0;
+}
+
+template <class T>
+void BasicInflater<T>::pull() {
     if (eof_) return;
     std::memmove(in_.data(), in_.data() + ip_, iend_ - ip_);
     iend_ -= ip_;
@@ -164,12 +254,19 @@ void Inflater::pull() {
         source_failed_ = n < 0;
     } else {
         iend_ += static_cast<size_t>(n);
+        pulled_ += static_cast<uint64_t>(n);
     }
+}
+
+template <class T>
+uint64_t BasicInflater<T>::position() const {
+    return 8 * (pulled_ - (iend_ - ip_) + phantom_) - nbits_;
 }
 
 // 56 to 63 bits in the buffer (a word refill shifts by the count): the stream's, then zeros past
 // its end (counted in phantom_: bits_real() is false once one of them is taken).
-void Inflater::refill() {
+template <class T>
+void BasicInflater<T>::refill() {
     while (nbits_ < 56) {
         if (ip_ == iend_) pull();
         if (ip_ == iend_) {
@@ -181,30 +278,39 @@ void Inflater::refill() {
     }
 }
 
-unsigned Inflater::next_bits(unsigned n) {
+template <class T>
+unsigned BasicInflater<T>::next_bits(unsigned n) {
     const unsigned value = static_cast<unsigned>(low(bits_, n));
     bits_ >>= n;
     nbits_ -= n;
     return value;
 }
 
-void Inflater::to_byte_edge() { next_bits(nbits_ % 8); }
+template <class T>
+void BasicInflater<T>::to_byte_edge() { next_bits(nbits_ % 8); }
 
-void Inflater::begin() {
+template <class T>
+void BasicInflater<T>::begin() {
     if (started_) return;
     started_ = true;
     dead_ = !header();
 }
 
-bool Inflater::header() {
+template <class T>
+bool BasicInflater<T>::header() {
     refill();
+    if (!zlib_) {
+        next_bits(part_.skip);
+        return bits_real();
+    }
     unsigned char head[2];
     head[0] = static_cast<unsigned char>(next_bits(8));
     head[1] = static_cast<unsigned char>(next_bits(8));
     return bits_real() && zlib_header_ok(head);
 }
 
-bool Inflater::read(unsigned char* out, size_t size) {
+template <class T>
+bool BasicInflater<T>::read(T* out, size_t size) {
     begin();
     for (;;) {  // what is made, then more
         const size_t n = std::min(size, pos_ - rd_);
@@ -219,27 +325,41 @@ bool Inflater::read(unsigned char* out, size_t size) {
     }
 }
 
-void Inflater::take_output(unsigned char* out, size_t n) {
-    std::memcpy(out, window_.data() + rd_, n);
-    adler_ = static_cast<uint32_t>(libdeflate_adler32(adler_, out, n));
+template <class T>
+size_t BasicInflater<T>::read_some(T* out, size_t capacity) {
+    begin();
+    while (pos_ == rd_ && !dead_ && state_ != State::Done) produce();
+    const size_t n = std::min(capacity, pos_ - rd_);
+    take_output(out, n);
+    return n;
+}
+
+template <class T>
+void BasicInflater<T>::take_output(T* out, size_t n) {
+    std::memcpy(out, window_.data() + rd_, n * sizeof(T));
+    if constexpr (sizeof(T) == 1) adler_ = static_cast<uint32_t>(libdeflate_adler32(adler_, out, n));
     rd_ += n;
 }
 
 // More output (true where some was made). Where the stream is found wrong, the output before the
 // place it went wrong is kept and nothing after it is made (dead_): the bytes before a bad code,
-// or before the source's end where the stream needed more than it gave.
-bool Inflater::produce() {
+// or before the source's end where the stream needed more than it gave. A part ends after the
+// block that ends at its stop or past it.
+template <class T>
+bool BasicInflater<T>::produce() {
     if (pos_ > kHistory) {  // keep the last 32 KiB as history
         const size_t shift = pos_ - kHistory;
-        std::memmove(window_.data(), window_.data() + shift, kHistory);
+        std::memmove(window_.data(), window_.data() + shift, kHistory * sizeof(T));
         origin_ += shift;
         pos_ = rd_ = kHistory;
         phantom_pos_ = phantom_pos_ > shift ? phantom_pos_ - shift : 0;
     }
     const size_t start = pos_;
     bool ok = true;
-    while (ok && pos_ < kHistory + kBatch && state_ != State::Done)
+    while (ok && pos_ < kHistory + kBatch && state_ != State::Done) {
         ok = state_ == State::Header ? block_header() : state_ == State::Stored ? stored() : huffman();
+        if (ok && state_ == State::Header && position() >= part_.stop) state_ = State::Done;
+    }
     if (!ok || !bits_real()) {
         if (!bits_real()) pos_ = std::min(pos_, std::max(phantom_pos_, start));
         dead_ = true;
@@ -247,7 +367,8 @@ bool Inflater::produce() {
     return pos_ > start;
 }
 
-bool Inflater::block_header() {
+template <class T>
+bool BasicInflater<T>::block_header() {
     refill();
     final_ = next_bits(1);
     const unsigned type = next_bits(2);
@@ -277,50 +398,36 @@ bool Inflater::block_header() {
     }
     return false;
 }
+// The inflater's bits, for dynamic_lengths().
+template <class T>
+struct BasicInflater<T>::Bits {
+    BasicInflater& f;
+    unsigned take(unsigned n) {
+        if (f.nbits_ < n) f.refill();
+        return f.next_bits(n);
+    }
+    uint64_t peek() {  // 16 bits at least
+        if (f.nbits_ < 16) f.refill();
+        return f.bits_;
+    }
+};
 
-bool Inflater::dynamic_tables() {
-    const unsigned nlit = next_bits(5) + 257, ndist = next_bits(5) + 1, nlengths = next_bits(4) + 4;
-    if (nlit > 286 || ndist > 30) return false;  // zlib: "too many length or distance symbols"
-    unsigned char lengths[320] = {};
-    for (unsigned i = 0; i < nlengths; ++i) {
-        if (nbits_ < 3) refill();
-        lengths[kLengthsOrder[i]] = static_cast<unsigned char>(next_bits(3));
-    }
-    std::vector<uint32_t>& table = lengths_;
-    if (!build<code_length>(lengths, 19, kLengthsRoot, true, table)) return false;
-    std::fill(lengths, lengths + 19, 0);
-    for (unsigned i = 0; i < nlit + ndist;) {
-        if (nbits_ < 16) refill();
-        const uint32_t e = table[low(bits_, kLengthsRoot)];
-        if (!(e & kLiteral)) return false;
-        next_bits(total_bits(e));
-        const unsigned symbol = value_of(e);
-        if (symbol < 16) {
-            lengths[i++] = static_cast<unsigned char>(symbol);
-            continue;
-        }
-        unsigned repeat, value = 0;
-        if (symbol == 16) {
-            if (i == 0) return false;  // zlib: "invalid bit length repeat"
-            value = lengths[i - 1];
-            repeat = 3 + next_bits(2);
-        } else {
-            repeat = symbol == 17 ? 3 + next_bits(3) : 11 + next_bits(7);
-        }
-        if (i + repeat > nlit + ndist) return false;
-        std::fill(lengths + i, lengths + i + repeat, static_cast<unsigned char>(value));
-        i += repeat;
-    }
-    if (lengths[256] == 0) return false;  // zlib: "invalid code -- missing end-of-block"
-    return build<literal_length>(lengths, nlit, kLitRoot, false, lit_) &&
+template <class T>
+bool BasicInflater<T>::dynamic_tables() {
+    unsigned char lengths[320];
+    unsigned nlit, ndist;
+    Bits bits{*this};
+    return dynamic_lengths(bits, lengths_, lengths, nlit, ndist) &&
+           build<literal_length>(lengths, nlit, kLitRoot, false, lit_) &&
            build<distance>(lengths + nlit, ndist, kDistRoot, false, dist_);
 }
 
-bool Inflater::stored() {
+template <class T>
+bool BasicInflater<T>::stored() {
     const size_t limit = kHistory + kBatch;
     while (stored_left_ > 0 && pos_ < limit) {
         if (nbits_ >= 8) {  // whole bytes already in the bit buffer
-            window_[pos_++] = static_cast<unsigned char>(next_bits(8));
+            window_[pos_++] = static_cast<T>(next_bits(8));
             --stored_left_;
             continue;
         }
@@ -328,7 +435,7 @@ bool Inflater::stored() {
         if (ip_ == iend_) pull();
         if (ip_ == iend_) return false;
         const size_t n = std::min({stored_left_, iend_ - ip_, limit - pos_});
-        std::memcpy(window_.data() + pos_, in_.data() + ip_, n);
+        std::copy_n(in_.data() + ip_, n, window_.data() + pos_);
         pos_ += n;
         ip_ += n;
         stored_left_ -= n;
@@ -337,9 +444,10 @@ bool Inflater::stored() {
     return true;
 }
 
-bool Inflater::huffman() {
+template <class T>
+bool BasicInflater<T>::huffman() {
     const size_t limit = kHistory + kBatch;
-    unsigned char* const w = window_.data();
+    T* const w = window_.data();
     const uint32_t* const lit = lit_.data();
     const uint32_t* const dist = dist_.data();
     const unsigned char* const in = in_.data();
@@ -383,15 +491,15 @@ bool Inflater::huffman() {
         }
         if (e & kLiteral) {  // and up to two more in the root table
             take(total_bits(e));
-            w[pos++] = static_cast<unsigned char>(value_of(e));
+            w[pos++] = static_cast<T>(value_of(e));
             e = lit[low(bits, kLitRoot)];
             if (e & kLiteral) {
                 take(total_bits(e));
-                w[pos++] = static_cast<unsigned char>(value_of(e));
+                w[pos++] = static_cast<T>(value_of(e));
                 e = lit[low(bits, kLitRoot)];
                 if (e & kLiteral) {
                     take(total_bits(e));
-                    w[pos++] = static_cast<unsigned char>(value_of(e));
+                    w[pos++] = static_cast<T>(value_of(e));
                 }
             }
             continue;
@@ -427,22 +535,8 @@ bool Inflater::huffman() {
             word_refill();
             preloaded = true;
         }
-        unsigned char* to = w + pos;
+        copy_back(w + pos, back, length);
         pos += length;
-        if (back >= 16) {
-            copy_match<16>(to, back, length);
-        } else if (back >= 8) {
-            copy_match<8>(to, back, length);
-        } else if (back == 1) {
-            std::memset(to, to[-1], length);
-        } else {  // a period under 8: its first bytes one by one, then words from a multiple of it
-            size_t step = back;
-            while (step < 8) step += back;
-            const unsigned char* from = to - back;
-            size_t i = 0;
-            for (; i < step && i < length; ++i) to[i] = from[i];
-            for (; i < length; i += 8) std::memcpy(to + i, to + i - step, 8);
-        }
     }
     pos_ = pos;
     ip_ = ip;
@@ -451,7 +545,8 @@ bool Inflater::huffman() {
     return ok;
 }
 
-bool Inflater::finish() {
+template <class T>
+bool BasicInflater<T>::finish() {
     begin();
     if (dead_ || rd_ != pos_) return false;
     if (state_ != State::Done) {
@@ -464,6 +559,198 @@ bool Inflater::finish() {
     if (!bits_real() || check != adler_ || nbits_ != 8 * phantom_ || ip_ != iend_) return false;
     pull();  // nothing may follow
     return ip_ == iend_ && !source_failed_;
+}
+
+
+template class BasicInflater<unsigned char>;
+template class BasicInflater<uint16_t>;
+template BasicInflater<unsigned char>::BasicInflater(BasicInflater<uint16_t>&&);
+
+namespace {
+
+// A stream's bits from memory, for block_may_start(): zeros past its end.
+struct MemoryBits {
+    const unsigned char* data;
+    size_t size;
+    uint64_t at;  // the next bit
+    uint64_t peek() const {
+        const size_t byte = static_cast<size_t>(at / 8);
+        uint64_t word = 0;
+        if (byte + 8 <= size) std::memcpy(&word, data + byte, 8);
+        else if (byte < size) std::memcpy(&word, data + byte, size - byte);
+        return word >> (at % 8);
+    }
+    unsigned take(unsigned n) {
+        const unsigned value = static_cast<unsigned>(low(peek(), n));
+        at += n;
+        return value;
+    }
+};
+
+// Could a block start `bit` bits into `data`? Only one of deflate's dynamic blocks, not the final
+// one, whose header reads as a whole (counts in range, every code as zlib accepts it) is taken:
+// the test that finds where a part starts, confirmed (or not) once the part before it is read.
+bool block_may_start(const unsigned char* data, size_t size, uint64_t bit, std::vector<uint32_t> (&tables)[3]) {
+    MemoryBits bits{data, size, bit};
+    const uint64_t head = bits.peek();
+    if ((head & 7) != 4) return false;  // not final, type 2
+    unsigned kraft = 0;  // the code lengths' code must be complete: a quick test before the rest
+    for (unsigned i = 0, n = ((head >> 13) & 15) + 4; i < n; ++i) {
+        MemoryBits at{data, size, bit + 17 + 3 * i};
+        const unsigned len = at.take(3);
+        if (len) kraft += 128u >> len;
+    }
+    if (kraft != 128) return false;
+    bits.take(3);
+    unsigned char lengths[320];
+    unsigned nlit, ndist;
+    return dynamic_lengths(bits, tables[0], lengths, nlit, ndist) &&
+           build<literal_length>(lengths, nlit, kLitRoot, false, tables[1]) &&
+           build<distance>(lengths + nlit, ndist, kDistRoot, false, tables[2]);
+}
+
+// A part's output: 16-bit values (bytes, or 256 + i for the i-th of the 32 KiB before the part)
+// until 32 KiB of it are bytes alone, then bytes.
+struct PartOutput {
+    uint64_t start = 0;  // its first block, bits into the raw stream
+    std::vector<uint16_t> values;
+    std::vector<unsigned char> bytes;
+    uint64_t end = 0;  // the bits it took
+    bool ok = false, final = false;
+    size_t size() const { return values.size() + bytes.size(); }
+};
+
+// Up to `limit` values more from `inflater` into `out` (grown as needed): false past the limit.
+// (Room for a whole batch each time, so that each call takes all the inflater has made.)
+template <class T, class Stop>
+bool read_part(BasicInflater<T>& inflater, std::vector<T>& out, size_t limit, size_t guess, Stop stop) {
+    size_t made = 0;
+    for (;;) {
+        if (out.size() - made < kHistory + kBatch + kSlack) out.resize(std::max({2 * out.size(), guess, made + kHistory + kBatch + kSlack}));
+        const size_t n = inflater.read_some(out.data() + made, out.size() - made);
+        if (n == 0 || stop(out.data(), made, n)) {
+            out.resize(made + n);
+            return true;
+        }
+        made += n;
+        if (made > limit) return false;
+    }
+}
+
+void inflate_part(const unsigned char* raw, size_t raw_size, size_t size, uint64_t stop, bool first, PartOutput& part) {
+    const size_t from = static_cast<size_t>(part.start / 8);
+    size_t at = from;
+    BasicInflater<uint16_t>::Part how;
+    how.skip = static_cast<unsigned>(part.start % 8);
+    how.unknown_history = !first;
+    how.stop = stop == UINT64_MAX ? stop : stop - 8 * uint64_t(from);
+    BasicInflater<uint16_t> values(
+        [&](unsigned char* buffer, size_t capacity) -> long {
+            const size_t n = std::min(capacity, raw_size - at);
+            std::memcpy(buffer, raw + at, n);
+            at += n;
+            return static_cast<long>(n);
+        },
+        how);
+    // Values until the last 32 KiB of them name no byte before the part.
+    size_t named = 0;  // values up to the last that names one
+    const bool in_limit = read_part(values, part.values, size, size_t(1) << 18, [&](const uint16_t* v, size_t made, size_t n) {
+        for (size_t i = made; i < made + n; ++i)
+            if (v[i] > 255) named = i + 1;
+        return made + n - named >= kHistory;
+    });
+    if (!in_limit) return;
+    BasicInflater<unsigned char> bytes(std::move(values));
+    const double share = static_cast<double>(how.stop == UINT64_MAX ? 8 * uint64_t(raw_size) - part.start : stop - part.start) / (8.0 * raw_size);
+    if (!read_part(bytes, part.bytes, size, static_cast<size_t>(1.25 * share * static_cast<double>(size)) + (size_t(1) << 18),
+                   [](const unsigned char*, size_t, size_t) { return false; }) || part.size() > size)
+        return;
+    part.ok = !bytes.failed();
+    part.final = bytes.final_block();
+    part.end = 8 * uint64_t(from) + bytes.position();
+}
+
+// Values to bytes: `v` from `before`, the 32 KiB before them (complete where a value names them).
+void resolve(const uint16_t* v, size_t n, unsigned char* out, const unsigned char* before) {
+    for (size_t i = 0; i < n; ++i) out[i] = v[i] < 256 ? static_cast<unsigned char>(v[i]) : before[v[i] - 256];
+}
+
+}  // namespace
+
+bool inflate_in_parts(const unsigned char* z, size_t z_size, unsigned char* out, size_t size, unsigned parts,
+                      const JobRunner& run, size_t min_part) {
+    if (z_size < 6 || !zlib_header_ok(z)) return false;
+    const unsigned char* const raw = z + 2;
+    const size_t raw_size = z_size - 2;  // the deflate stream, then the Adler-32
+    parts = static_cast<unsigned>(std::clamp<size_t>(raw_size / std::max<size_t>(min_part, 1), 1, std::max(parts, 1u)));
+    if (parts < 2) return false;
+
+    // Each part past the first starts at the first block that may start in its share of the stream.
+    std::vector<PartOutput> found(parts);
+    std::vector<std::future<void>> jobs;
+    for (unsigned k = 1; k < parts; ++k)
+        jobs.push_back(run([&, k] {
+            std::vector<uint32_t> tables[3];
+            const uint64_t end = 8 * uint64_t(raw_size) * (k + 1) / parts;
+            uint64_t bit = 8 * uint64_t(raw_size) * k / parts;
+            while (bit < end && !block_may_start(raw, raw_size, bit, tables)) ++bit;
+            found[k].start = bit < end ? bit : UINT64_MAX;
+        }));
+    for (auto& job : jobs) job.get();
+    std::vector<PartOutput> part;
+    part.emplace_back();
+    for (unsigned k = 1; k < parts; ++k)
+        if (found[k].start != UINT64_MAX) part.push_back(std::move(found[k]));
+    if (part.size() < 2) return false;
+
+    jobs.clear();
+    for (size_t k = 0; k < part.size(); ++k)
+        jobs.push_back(run([&, k] {
+            const uint64_t stop = k + 1 < part.size() ? part[k + 1].start : UINT64_MAX;
+            inflate_part(raw, raw_size, size, stop, k == 0, part[k]);
+        }));
+    for (auto& job : jobs) job.get();
+
+    // The chain: each part ends where the next starts, the last with the final block; the output's
+    // size exact; the Adler-32 just after the final block's last byte, and nothing after it.
+    size_t total = 0;
+    std::vector<size_t> offset(part.size());
+    for (size_t k = 0; k < part.size(); ++k) {
+        const PartOutput& p = part[k];
+        const bool last = k + 1 == part.size();
+        if (!p.ok || p.final != last || (!last && p.end != part[k + 1].start)) return false;
+        offset[k] = total;
+        total += p.size();
+        if (k > 0 && offset[k] < kHistory) return false;  // (a value might name a byte before the stream)
+    }
+    const size_t end = static_cast<size_t>((part.back().end + 7) / 8);
+    if (total != size || end + 4 != raw_size) return false;
+
+    // Each part's last 32 KiB in order (its values may name the part's before it), then the rest of
+    // each part at once (naming only bytes of the first step).
+    auto emit = [&](size_t k, size_t from, size_t to) {
+        const PartOutput& p = part[k];
+        const size_t split = std::clamp(p.values.size(), from, to);
+        resolve(p.values.data() + from, split - from, out + offset[k] + from, out + offset[k] - (k > 0 ? kHistory : 0));
+        std::copy(p.bytes.data() + (split - p.values.size()), p.bytes.data() + (to - p.values.size()), out + offset[k] + split);
+    };
+    std::vector<size_t> body(part.size());
+    for (size_t k = 0; k < part.size(); ++k) {
+        body[k] = part[k].size() - std::min(part[k].size(), kHistory);
+        emit(k, body[k], part[k].size());
+    }
+    std::vector<uint32_t> adler(part.size());
+    jobs.clear();
+    for (size_t k = 0; k < part.size(); ++k)
+        jobs.push_back(run([&, k] {
+            emit(k, 0, body[k]);
+            adler[k] = static_cast<uint32_t>(libdeflate_adler32(1, out + offset[k], part[k].size()));
+        }));
+    for (auto& job : jobs) job.get();
+    uLong sum = adler[0];
+    for (size_t k = 1; k < part.size(); ++k) sum = adler32_combine(sum, adler[k], static_cast<z_off_t>(part[k].size()));
+    const unsigned char* const check = raw + end;
+    return sum == (uLong(check[0]) << 24 | uLong(check[1]) << 16 | uLong(check[2]) << 8 | check[3]);
 }
 
 }  // namespace gpufft

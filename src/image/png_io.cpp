@@ -463,48 +463,109 @@ void swap_samples(const unsigned char* from, unsigned char* to, size_t bytes) {
     }
 }
 
+// Threads that inflate a whole image's parts and compress StreamDeflate's (one a core, for the
+// whole process): jobs run in the order given; their futures carry what they threw.
+class CorePool {
+public:
+    static CorePool& get() {
+        static CorePool pool;
+        return pool;
+    }
+    unsigned size() const { return static_cast<unsigned>(threads_.size()); }
+    std::future<void> run(std::function<void()> job) {
+        std::packaged_task<void()> task(std::move(job));
+        std::future<void> done = task.get_future();
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            jobs_.push_back(std::move(task));
+        }
+        ready_.notify_one();
+        return done;
+    }
+    ~CorePool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        ready_.notify_all();
+        for (std::thread& t : threads_) t.join();
+    }
+
+private:
+    CorePool() {
+        const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+        for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
+    }
+    void work() {
+        for (;;) {
+            std::packaged_task<void()> task;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                ready_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+                if (jobs_.empty()) return;
+                task = std::move(jobs_.front());
+                jobs_.pop_front();
+            }
+            task();
+        }
+    }
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<std::packaged_task<void()>> jobs_;
+    std::vector<std::thread> threads_;
+    bool stop_ = false;
+};
+
 // The image data after png_read_info() (which stops inside the first IDAT chunk, its head read)
 // into `s` (sized by the caller): every chunk's CRC up to IEND checked, the stream inflated to
 // exactly the rows' size, its Adler-32 checked, the rows unfiltered, 16-bit samples to the
-// machine's order. False, with `s` in any state, on anything that is not plainly right (a CRC,
-// the stream, a filter type, a critical chunk after the data, the file's end before IEND): the
-// caller then reads the file again through libpng, whose word on it stands.
-bool inflate_whole(FILE* file, Samples& s) {
+// machine's order. `parts`: a stream of two parts at least (inflate_in_parts' 4 MiB each) is
+// inflated in parts on every core (CorePool), for a file read alone, where they would wait; a
+// batch's workers keep libdeflate, the faster a core. Gives who inflated it ("libdeflate",
+// "inflater, in parts"); null, with `s` in any state, on anything that is not plainly right (a
+// CRC, the stream, a filter type, a critical chunk after the data, the file's end before IEND):
+// the caller then reads the file again through libpng, whose word on it stands.
+const char* inflate_whole(FILE* file, Samples& s, bool parts) {
     // The rest of the file in one buffer, from the first IDAT's head; the image data gathered
     // where it lies, each IDAT's data moved down after the one before.
     const long at = std::ftell(file);
-    if (at < 16 || std::fseek(file, 0, SEEK_END) != 0) return false;
+    if (at < 16 || std::fseek(file, 0, SEEK_END) != 0) return nullptr;
     const long size = std::ftell(file);
-    if (size < at || std::fseek(file, at - 8, SEEK_SET) != 0) return false;
+    if (size < at || std::fseek(file, at - 8, SEEK_SET) != 0) return nullptr;
     std::vector<unsigned char> bytes(static_cast<size_t>(size - at + 8));
-    if (std::fread(bytes.data(), 1, bytes.size(), file) != bytes.size()) return false;
+    if (std::fread(bytes.data(), 1, bytes.size(), file) != bytes.size()) return nullptr;
     ChunkReader chunk{bytes.data(), bytes.data() + bytes.size()};
-    if (!chunk.next() || !chunk.is("IDAT")) return false;
+    if (!chunk.next() || !chunk.is("IDAT")) return nullptr;
     size_t stream = 0;
     do {
         std::memmove(bytes.data() + stream, chunk.data, chunk.length);
         stream += chunk.length;
-        if (!chunk.next()) return false;
+        if (!chunk.next()) return nullptr;
     } while (chunk.is("IDAT"));
     // After it, up to IEND: ancillary chunks (ignored, as libpng ignores them here); a critical
     // chunk is libpng's to judge.
     while (!chunk.is("IEND"))
-        if ((chunk.type[0] & 0x20) == 0 || !chunk.next()) return false;
+        if ((chunk.type[0] & 0x20) == 0 || !chunk.next()) return nullptr;
 
     // (A window under 32 KiB, which libpng's writer gives images of under 16 KiB, is libpng's to
     // read: it refuses distances beyond it, libdeflate ignores the window; zlib_header_ok().)
-    if (stream < 2 || !zlib_header_ok(bytes.data())) return false;
+    if (stream < 2 || !zlib_header_ok(bytes.data())) return nullptr;
     const size_t stride = s.row_bytes(), bpp = static_cast<size_t>(s.channels) * s.bytes_per_sample();
     const size_t height = static_cast<size_t>(s.height);
     s.data.resize((stride + 1) * height);
-    struct Free {
-        void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
-    };
-    thread_local std::unique_ptr<libdeflate_decompressor, Free> inflater(libdeflate_alloc_decompressor());
-    if (!inflater) throw std::bad_alloc();
-    if (libdeflate_zlib_decompress(inflater.get(), bytes.data(), stream, s.data.data(), s.data.size(), nullptr) !=
-        LIBDEFLATE_SUCCESS)
-        return false;
+    const char* by = "inflater, in parts";
+    const JobRunner pool = [](std::function<void()> job) { return CorePool::get().run(std::move(job)); };
+    if (!parts || !inflate_in_parts(bytes.data(), stream, s.data.data(), s.data.size(), CorePool::get().size(), pool)) {
+        struct Free {
+            void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+        };
+        thread_local std::unique_ptr<libdeflate_decompressor, Free> inflater(libdeflate_alloc_decompressor());
+        if (!inflater) throw std::bad_alloc();
+        if (libdeflate_zlib_decompress(inflater.get(), bytes.data(), stream, s.data.data(), s.data.size(), nullptr) !=
+            LIBDEFLATE_SUCCESS)
+            return nullptr;
+        by = "libdeflate";
+    }
 
     // Row y's filter byte and bytes lie at (stride + 1) y; moved down to stride y, then unfiltered
     // against the row above, which is already in place.
@@ -516,12 +577,12 @@ bool inflate_whole(FILE* file, Samples& s) {
         unsigned char* const lower = y + 1 < height ? row + stride : nullptr;
         const int lower_filter = lower ? lower[y + 1] : 0;
         if (lower) std::memmove(lower, lower + y + 2, stride);
-        if (filter > 4 || lower_filter > 4) return false;
+        if (filter > 4 || lower_filter > 4) return nullptr;
         unfilter(filter, row, y ? row - stride : zeros.data(), stride, bpp, lower_filter, lower);
     }
     s.data.resize(stride * height);
     if (s.depth == 16) swap_samples(s.data.data(), s.data.data(), s.data.size());
-    return true;
+    return by;
 }
 
 // Rows of the image data read a few at a time (PngReader::read_rows, for images streamed by
@@ -881,7 +942,7 @@ void PngReader::read_rows(unsigned char* dst, int count) {
     if (s_->next_row == height() && !read_end(&c)) fail(s_->name, libpng_problem(c));
 }
 
-PngSamples PngReader::read_image() {
+PngSamples PngReader::read_image(bool parts) {
     if (s_->next_row != 0) throw std::logic_error("PngReader::read_image: rows already read");
     PngSamples out;
     out.format = s_->format;
@@ -890,9 +951,9 @@ PngSamples PngReader::read_image() {
     if (whole) s.data.reserve((row_bytes() + 1) * static_cast<size_t>(height()));  // inflate_whole()'s rows with filter bytes
     s.resize(width(), height(), channels(), depth());
     if (whole) {
-        if (inflate_whole(s_->c.file, s)) {
+        if (const char* by = inflate_whole(s_->c.file, s, parts)) {
             s_->next_row = height();
-            s_->decoder = "libdeflate";
+            s_->decoder = by;
             return out;
         }
         // Something not plainly right: libpng reads the file from its start and has the last word.
@@ -1131,62 +1192,10 @@ bool write_deflated(FILE* file, const Samples& s, int level) {
     return true;
 }
 
-// Threads that compress StreamDeflate's parts (one a core, for the whole process):
-// jobs run in the order given; their futures carry what they threw.
-class CompressorPool {
-public:
-    static CompressorPool& get() {
-        static CompressorPool pool;
-        return pool;
-    }
-    std::future<void> run(std::function<void()> job) {
-        std::packaged_task<void()> task(std::move(job));
-        std::future<void> done = task.get_future();
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            jobs_.push_back(std::move(task));
-        }
-        ready_.notify_one();
-        return done;
-    }
-    ~CompressorPool() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-        }
-        ready_.notify_all();
-        for (std::thread& t : threads_) t.join();
-    }
-
-private:
-    CompressorPool() {
-        const unsigned n = std::max(1u, std::thread::hardware_concurrency());
-        for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
-    }
-    void work() {
-        for (;;) {
-            std::packaged_task<void()> task;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                ready_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
-                if (jobs_.empty()) return;
-                task = std::move(jobs_.front());
-                jobs_.pop_front();
-            }
-            task();
-        }
-    }
-    std::mutex mutex_;
-    std::condition_variable ready_;
-    std::deque<std::packaged_task<void()>> jobs_;
-    std::vector<std::thread> threads_;
-    bool stop_ = false;
-};
-
 // The image data of rows streamed a few at a time (PngWriter::write_rows at the fast levels), as
 // one zlib stream whose parts are compressed in parallel, as pigz does: the filtered rows are cut
 // into parts after the row that reaches 1 MiB, each a raw deflate stream of its own on a
-// CompressorPool thread, primed with the 32 KiB before it as its dictionary and ended by a sync
+// CorePool thread, primed with the 32 KiB before it as its dictionary and ended by a sync
 // flush (an empty stored block, so the next part starts on a byte), the last one by the stream's
 // end; their Adler-32s are combined. The parts depend on the rows alone, not on how they arrive or
 // on the number of threads, so the file does too. Parts in flight are at most one a thread and one
@@ -1247,7 +1256,7 @@ private:
         const size_t keep = std::min(kWindow, p->input.size() - p->window);
         pending_.assign(p->input.end() - static_cast<long>(keep), p->input.end());
         window_ = keep;
-        p->done = CompressorPool::get().run([p, end, level = level_] {
+        p->done = CorePool::get().run([p, end, level = level_] {
             const unsigned char* data = p->input.data() + p->window;
             const size_t length = p->input.size() - p->window;
             p->z_size = deflate_part(data, length, p->window, end, level, p->z);

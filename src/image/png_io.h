@@ -82,11 +82,14 @@ public:
     /// truncated data.
     void read_rows(unsigned char* dst, int count);
     /// The whole image (interlaced or not), before any row was read. Not interlaced, 8 or 16 bits,
-    /// not palette and without tRNS, it is inflated by libdeflate and unfiltered here; anything
-    /// there not plainly right (a CRC, the stream, a filter type, a chunk) reads it again through
-    /// libpng, whose errors and tolerances stand.
-    PngSamples read_image();
+    /// not palette and without tRNS, it is inflated by libdeflate (or, where `parts` and its
+    /// stream makes two parts of 4 MiB at least, in parts on every core: for a file read alone,
+    /// where the cores would otherwise wait) and unfiltered here; anything there not plainly right
+    /// (a CRC, the stream, a filter type, a chunk) reads it again through libpng, whose errors and
+    /// tolerances stand.
+    PngSamples read_image(bool parts = false);
     /// Who decoded the image data: "libdeflate" (read_image() inflating the whole stream),
+    /// "inflater, in parts" (the same in parts, inflate.h),
     /// "inflater" (read_rows() inflating as it goes, inflate.h; both unfiltering here, for images
     /// read_image() would inflate whole) or "libpng" (every other image, and any file not plainly
     /// right).

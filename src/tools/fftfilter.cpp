@@ -465,7 +465,7 @@ private:
             if (format.interlaced) w->samples = reader.read_image().samples;
             return std::unique_ptr<FileWork>(std::move(w));
         }
-        PngSamples png = reader.read_image();
+        PngSamples png = reader.read_image(alone());
         // The GPU conversion covers every case but two, which the CPU converts: premultiplied
         // alpha divided back (a division, which GLSL does not round exactly), and a grey image
         // under a per-channel kernel (whether it comes out grey depends on the whole result).

@@ -4,9 +4,10 @@
 // waves: the file is written at zlib speed.)
 //
 //   bin/bench/bigpng WIDTHxHEIGHT rgb8|rgba16 OUT.png [zlib level, default 1]
-//   bin/bench/bigpng read IN.png [rows a call, default 64]
-//       decodes a PNG by rows (PngReader::read_rows, as a streamed image is read) and prints the
-//       decoder and the seconds it took
+//   bin/bench/bigpng read IN.png [rows a call, default 64 | whole | parts]
+//       decodes a PNG by rows (PngReader::read_rows, as a streamed image is read), or whole
+//       (read_image(), as a batch's worker reads a file; parts: as a file read alone) and prints
+//       the decoder and the seconds it took
 #include "base/error.h"
 #include "base/parse.h"
 #include "image/png_io.h"
@@ -25,6 +26,12 @@ namespace {
 int read(const char* path, int rows_a_call) {
     const auto start = std::chrono::steady_clock::now();
     gpufft::PngReader in(path, gpufft::PngLimits{0});
+    if (rows_a_call <= 0) {  // whole: 0 one way, -1 in parts
+        const gpufft::PngSamples image = in.read_image(rows_a_call < 0);
+        std::printf("%s: %dx%d read whole (%s) in %.3f s\n", path, in.width(), in.height(), in.decoder(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        return image.samples.data.empty();
+    }
     std::vector<unsigned char> rows(in.row_bytes() * static_cast<size_t>(rows_a_call));
     for (int y = 0; y < in.height(); y += rows_a_call) in.read_rows(rows.data(), std::min(rows_a_call, in.height() - y));
     std::printf("%s: %dx%d read by rows (%d a call, %s) in %.3f s\n", path, in.width(), in.height(), rows_a_call,
@@ -37,11 +44,14 @@ int read(const char* path, int rows_a_call) {
 int main(int argc, char** argv) {
     const bool reading = argc >= 3 && std::string(argv[1]) == "read";
     if (argc < (reading ? 3 : 4)) {
-        std::fprintf(stderr, "usage: bigpng WIDTHxHEIGHT rgb8|rgba16 OUT.png [level]\n       bigpng read IN.png [rows a call]\n");
+        std::fprintf(stderr, "usage: bigpng WIDTHxHEIGHT rgb8|rgba16 OUT.png [level]\n       bigpng read IN.png [rows a call | whole | parts]\n");
         return 2;
     }
     try {
-        if (reading) return read(argv[2], argc > 3 ? gpufft::parse_int(argv[3], "rows a call", 1, 1 << 20) : 64);
+        if (reading) {
+            const std::string how = argc > 3 ? argv[3] : "64";
+            return read(argv[2], how == "whole" ? 0 : how == "parts" ? -1 : gpufft::parse_int(how, "rows a call", 1, 1 << 20));
+        }
         int width = 0, height = 0;
         gpufft::parse_size(argv[1], "size", width, height);
         const std::string kind = argv[2];
