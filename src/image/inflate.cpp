@@ -670,6 +670,12 @@ void inflate_part(const unsigned char* raw, size_t raw_size, size_t size, uint64
     part.end = 8 * uint64_t(from) + bytes.position();
 }
 
+// Every job's end, then what the first that threw threw (no job outlives what it reads).
+void wait(std::vector<std::future<void>>& jobs) {
+    for (auto& job : jobs) job.wait();
+    for (auto& job : jobs) job.get();
+}
+
 // Values to bytes: `v` from `before`, the 32 KiB before them (complete where a value names them).
 void resolve(const uint16_t* v, size_t n, unsigned char* out, const unsigned char* before) {
     for (size_t i = 0; i < n; ++i) out[i] = v[i] < 256 ? static_cast<unsigned char>(v[i]) : before[v[i] - 256];
@@ -696,7 +702,7 @@ bool inflate_in_parts(const unsigned char* z, size_t z_size, unsigned char* out,
             while (bit < end && !block_may_start(raw, raw_size, bit, tables)) ++bit;
             found[k].start = bit < end ? bit : UINT64_MAX;
         }));
-    for (auto& job : jobs) job.get();
+    wait(jobs);
     std::vector<PartOutput> part;
     part.emplace_back();
     for (unsigned k = 1; k < parts; ++k)
@@ -709,7 +715,7 @@ bool inflate_in_parts(const unsigned char* z, size_t z_size, unsigned char* out,
             const uint64_t stop = k + 1 < part.size() ? part[k + 1].start : UINT64_MAX;
             inflate_part(raw, raw_size, size, stop, k == 0, part[k]);
         }));
-    for (auto& job : jobs) job.get();
+    wait(jobs);
 
     // The chain: each part ends where the next starts, the last with the final block; the output's
     // size exact; the Adler-32 just after the final block's last byte, and nothing after it.
@@ -746,7 +752,7 @@ bool inflate_in_parts(const unsigned char* z, size_t z_size, unsigned char* out,
             emit(k, 0, body[k]);
             adler[k] = static_cast<uint32_t>(libdeflate_adler32(1, out + offset[k], part[k].size()));
         }));
-    for (auto& job : jobs) job.get();
+    wait(jobs);
     uLong sum = adler[0];
     for (size_t k = 1; k < part.size(); ++k) sum = adler32_combine(sum, adler[k], static_cast<z_off_t>(part[k].size()));
     const unsigned char* const check = raw + end;
