@@ -681,6 +681,14 @@ void resolve(const uint16_t* v, size_t n, unsigned char* out, const unsigned cha
     for (size_t i = 0; i < n; ++i) out[i] = v[i] < 256 ? static_cast<unsigned char>(v[i]) : before[v[i] - 256];
 }
 
+// A part's output from `from` to `to` as bytes at `out` (the place of its first byte), its values
+// naming `before` (the 32 KiB before the part).
+void emit(const PartOutput& p, size_t from, size_t to, unsigned char* out, const unsigned char* before) {
+    const size_t split = std::clamp(p.values.size(), from, to);
+    resolve(p.values.data() + from, split - from, out + from, before);
+    if (to > split) std::copy(p.bytes.data() + (split - p.values.size()), p.bytes.data() + (to - p.values.size()), out + split);
+}
+
 }  // namespace
 
 bool inflate_in_parts(const unsigned char* z, size_t z_size, unsigned char* out, size_t size, unsigned parts,
@@ -734,22 +742,19 @@ bool inflate_in_parts(const unsigned char* z, size_t z_size, unsigned char* out,
 
     // Each part's last 32 KiB in order (its values may name the part's before it), then the rest of
     // each part at once (naming only bytes of the first step).
-    auto emit = [&](size_t k, size_t from, size_t to) {
-        const PartOutput& p = part[k];
-        const size_t split = std::clamp(p.values.size(), from, to);
-        resolve(p.values.data() + from, split - from, out + offset[k] + from, out + offset[k] - (k > 0 ? kHistory : 0));
-        std::copy(p.bytes.data() + (split - p.values.size()), p.bytes.data() + (to - p.values.size()), out + offset[k] + split);
+    auto emit_part = [&](size_t k, size_t from, size_t to) {
+        emit(part[k], from, to, out + offset[k], k > 0 ? out + offset[k] - kHistory : out);
     };
     std::vector<size_t> body(part.size());
     for (size_t k = 0; k < part.size(); ++k) {
         body[k] = part[k].size() - std::min(part[k].size(), kHistory);
-        emit(k, body[k], part[k].size());
+        emit_part(k, body[k], part[k].size());
     }
     std::vector<uint32_t> adler(part.size());
     jobs.clear();
     for (size_t k = 0; k < part.size(); ++k)
         jobs.push_back(run([&, k] {
-            emit(k, 0, body[k]);
+            emit_part(k, 0, body[k]);
             adler[k] = static_cast<uint32_t>(libdeflate_adler32(1, out + offset[k], part[k].size()));
         }));
     wait(jobs);
