@@ -98,6 +98,29 @@ TEST(streamed_outputs_equal_in_memory_outputs_compute) {
     expect_streamed_equals_whole(some, "--backend compute -k box:4 -b zero --linear");
 }
 
+TEST(a_file_alone_streams_where_its_tiles_make_four_rows) {
+    // A file filtered alone on the GPU streams though it fits whole, where its tiles make four rows
+    // or more (decoding, filtering and encoding overlap): the same samples as held whole. Not with
+    // fewer rows, not in a batch of two, not where streaming would refuse it (premultiplied alpha
+    // on the GPU), not with --stream never.
+    TempDir dir;
+    const std::vector<Fixture> which = {{2, 8, false, false, 80, 90}, {2, 8, false, false, 80, 30}, {6, 8, false, false, 60, 90}};
+    const std::vector<std::string> names = write_fixtures(dir, which);
+    const std::string common = tool() + " -v --backend compute -k gaussian:2 --max-fft 32 ";
+    auto streamed = [](const test::Result& r) { return r.err.find("streamed: ") != std::string::npos; };
+    const test::Result alone = test::run(common + dir / names[0] + " -o " + dir / "alone.png");
+    const test::Result never = test::run(common + "--stream never " + dir / names[0] + " -o " + dir / "never.png");
+    EXPECT(alone.status == 0 && never.status == 0 && streamed(alone) && !streamed(never), "80x90 alone: ", alone.err, never.err);
+    const PngSamples a = read_png_samples(dir / "alone.png"), b = read_png_samples(dir / "never.png");
+    EXPECT(a.samples.data == b.samples.data && !a.samples.data.empty(), "80x90 alone: samples differ from the whole path's");
+    const test::Result short_one = test::run(common + dir / names[1] + " -o " + dir / "short.png");
+    EXPECT(short_one.status == 0 && !streamed(short_one), "80x30 (two rows of tiles) alone streamed: ", short_one.err);
+    const test::Result two = test::run(common + dir / names[0] + " " + dir / names[1] + " -o " + dir / "two");
+    EXPECT(two.status == 0 && !streamed(two), "a batch of two streamed: ", two.err);
+    const test::Result premultiplied = test::run(common + "--premultiply " + dir / names[2] + " -o " + dir / "alpha.png");
+    EXPECT(premultiplied.status == 0 && !streamed(premultiplied), "premultiplied alpha alone: ", premultiplied.err);
+}
+
 TEST(a_streamed_image_stays_within_its_memory_bound) {
     // 4096x4096 RGB 8-bit: 256 MiB as float RGBA, which the whole-image path holds (and more); the
     // stream, under --max-memory 64M, holds strips of 256 rows. Peak RSS from /usr/bin/time.

@@ -47,6 +47,8 @@ constexpr int kDefaultCompression = 4;
 // take on each kind of backend (the sizes they run well at: README, "Images larger than memory").
 constexpr int kSmallestRetryTile = 64;
 constexpr int kStripTileGl = 4096, kStripTileFftw = 2048;
+// Rows of tiles from which a file filtered alone on the GPU streams (FilterBatch::streams_alone).
+constexpr int kStreamAloneStrips = 4;
 // FFTW's transforms take any image whole.
 constexpr int kMaxFftwSide = 1 << 24;
 
@@ -125,7 +127,9 @@ std::vector<OptionSpec> option_specs(Options& o) {
          "are streamed: rows decoded, filtered in strips and encoded as they go",
          [&o](const std::string& v) { o.max_memory = parse_bytes(v, "--max-memory"); }},
         {"stream", 0, "MODE",
-         "auto (default): stream what does not fit --max-memory or --max-pixels whole;\n"
+         "auto (default): stream what does not fit --max-memory or --max-pixels whole,\n"
+         "and a file filtered alone on the GPU whose tiles make 4 rows or more (its\n"
+         "decoding, filtering and encoding then overlap; the same samples);\n"
          "always; never (refuse it). Interlaced (Adam7) PNGs cannot be read by rows:\n"
          "they are decoded whole at their stored depth (within --max-pixels) and\n"
          "filtered in strips from memory; streamed outputs are never interlaced.\n"
@@ -428,6 +432,20 @@ private:
         return p.strips;
     }
 
+    /// A file filtered alone on the GPU streams where it fits whole too, if its tiles make
+    /// kStreamAloneStrips rows or more: its decoding, filtering and encoding then overlap, strip by
+    /// strip, where whole they follow one another (the same bits either way). On the H200 machine
+    /// an 8192x8192 file (nine rows of tiles) took 1.4x less time so, a 6000x6000 one (two) more
+    /// (src/README.md, "A file alone, streamed"). Not where streaming would refuse the file or
+    /// gain nothing: interlaced, a grey image under a per-channel kernel, premultiplied alpha.
+    bool streams_alone(const Work& w, const PngFormat& format) const {
+        if (!alone() || !gpu_ || backend_ == Backend::Fftw || format.interlaced || (format.is_grey() && kernel_.per_channel) ||
+            (o_.premultiply && format.has_alpha()))
+            return false;
+        const auto tiling = tile_image(w.width, w.height, kernel_, o_.boundary, w.caps, lengths_);
+        return tiling.second.tiles(w.height) >= kStreamAloneStrips;
+    }
+
     /// Worker: decodes file i and decides its path.
     std::unique_ptr<FileWork> read(size_t i) {
         auto w = std::make_unique<Work>();
@@ -444,7 +462,8 @@ private:
         const PngFormat out_format = output_format(format, false);
         SampleConversion& c = w->conversion;
         const bool strips = !o_.spectrum && plan(*w);
-        const bool stream = !o_.spectrum && (o_.stream == StreamMode::Always || (o_.stream == StreamMode::Auto && strips));
+        const bool stream = !o_.spectrum && (o_.stream == StreamMode::Always ||
+                                             (o_.stream == StreamMode::Auto && (strips || streams_alone(*w, format))));
         const long long pixels = static_cast<long long>(w->width) * w->height;
         if ((!stream || format.interlaced) && pixels > limits_.max_pixels)
             throw Error(job.input + ": " + std::to_string(w->width) + "x" + std::to_string(w->height) + " is " +
