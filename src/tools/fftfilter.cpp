@@ -435,9 +435,10 @@ private:
     /// A file filtered alone on the GPU streams where it fits whole too, if its tiles make
     /// kStreamAloneStrips rows or more: its decoding, filtering and encoding then overlap, strip by
     /// strip, where whole they follow one another (the same bits either way). On the H200 machine
-    /// an 8192x8192 file (nine rows of tiles) took 1.4x less time so, a 6000x6000 one (two) more
-    /// (src/README.md, "A file alone, streamed"). Not where streaming would refuse the file or
-    /// gain nothing: interlaced, a grey image under a per-channel kernel, premultiplied alpha.
+    /// an 8192x8192 file (nine rows of tiles) took 1.4x less time so, 4096x4096 (three) the same,
+    /// 6000x6000 (two) more (src/README.md, "A file alone, streamed"). Not where streaming would
+    /// refuse the file or gain nothing: interlaced, a grey image under a per-channel kernel,
+    /// premultiplied alpha.
     bool streams_alone(const Work& w, const PngFormat& format) const {
         if (!alone() || !gpu_ || backend_ == Backend::Fftw || format.interlaced || (format.is_grey() && kernel_.per_channel) ||
             (o_.premultiply && format.has_alpha()))
