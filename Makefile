@@ -133,11 +133,12 @@ $(BIN)/bench/%: $(OBJ)/test/bench/%.o $(APP_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-# The batch pipeline's tests, the streamed rows' inflater and whole streams inflated in parts, under ThreadSanitizer.
+# The batch pipeline's tests, the streamed rows' inflater, whole streams inflated in parts and a file's
+# channels filtered at once on FFTW, under ThreadSanitizer.
 tsan:
 	@$(MAKE) --no-print-directory SANITIZE=thread bin/tsan/fftfilter bin/tsan/test/test_fftfilter
 	@SANITIZE=thread TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp:halt_on_error=1:report_signal_unsafe=0" \
-	    bin/tsan/test/test_fftfilter shards threads refuses gpu_conversion inflate_and inflate_ahead inflates_in_parts
+	    bin/tsan/test/test_fftfilter shards threads refuses gpu_conversion inflate_and inflate_ahead inflates_in_parts channels_at_once
 
 demo: all
 	@for k in $(DEMO_FILTERS); do \

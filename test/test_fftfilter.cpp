@@ -1618,6 +1618,23 @@ TEST(streamed_rows_deflate_in_parallel_parts) {
            "alone and in a batch, other samples");
 }
 
+TEST(a_file_alone_filters_its_channels_at_once_on_fftw) {
+    // On FFTW a file filtered alone takes every worker, a tile's channel each at once: the same
+    // samples as the same file in a batch (one worker a file), in one tile (in place) and in many.
+    TempDir dir;
+    auto fixtures = write_fixtures(dir, 45, 38, 90);
+    const std::string rgba = "t6d16.png", other = "t2d8.png";
+    EXPECT(fixtures.count(rgba) && fixtures.count(other), "fixtures renamed");
+    for (const std::string tiles : {"", "--max-fft 32 "}) {
+        const std::string common = tool() + " -q -f --backend fftw -j 3 -k disk:3 " + tiles;
+        test::Result alone = test::run(common + dir / rgba + " -o " + dir / "alone.png");
+        test::Result batch = test::run(common + dir / rgba + " " + dir / other + " -o " + dir / "batch");
+        EXPECT(alone.status == 0 && batch.status == 0, tiles, alone.err, batch.err);
+        const PngSamples a = read_png_samples(dir / "alone.png"), b = read_png_samples(dir / ("batch/" + rgba));
+        EXPECT(a.samples.data == b.samples.data && !a.samples.data.empty(), tiles, ": alone and in a batch differ");
+    }
+}
+
 TEST(threads_compression_and_backends_change_no_pixel) {
     // -j 1 and -j 4 give the same files; --compression 0 and 9 the same samples, different sizes;
     // -v names the backend, each stage's time and the bottleneck.

@@ -5,8 +5,12 @@
 #include <fftw3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <complex>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 namespace gpufft {
 
@@ -122,7 +126,7 @@ void FftwConvolver::filter_tile(const Size& s, const Image& src, int ox, int oy,
     }
 }
 
-FftwConvolver::Stats FftwConvolver::apply(Image& image, unsigned channels, Workspace& ws, TileCaps caps) {
+FftwConvolver::Stats FftwConvolver::apply(Image& image, unsigned channels, Workspace& ws, TileCaps caps, int threads) {
     auto [tx, ty] = tiling(image.width, image.height, caps);
     const Size& s = size(tx.fft, ty.fft);
     ws.reserve(static_cast<size_t>(tx.fft) * static_cast<size_t>(ty.fft), s.half);
@@ -134,10 +138,49 @@ FftwConvolver::Stats FftwConvolver::apply(Image& image, unsigned channels, Works
     Image result;
     if (!one) result = Image(image.width, image.height);
     Image& out = one ? image : result;
+    // The jobs: a tile's channel each (each reads and writes its own channel's floats alone).
+    struct Job {
+        int bx, by;
+        unsigned channel;
+    };
+    std::vector<Job> jobs;
     for (int by = 0; by < image.height; by += ty.block)
         for (int bx = 0; bx < image.width; bx += tx.block)
-            filter_tile(s, image, bx - tx.lead, by - ty.lead, channels, ws, out, bx, by, std::min(tx.block, image.width - bx),
-                        std::min(ty.block, image.height - by), tx.lead, ty.lead);
+            for (int c = 0; c < 4; ++c)
+                if (channels & (1u << c)) jobs.push_back({bx, by, 1u << c});
+    std::atomic<size_t> next{0};
+    auto work = [&](Workspace& w) {
+        for (size_t j; (j = next++) < jobs.size();) {
+            const Job& t = jobs[j];
+            filter_tile(s, image, t.bx - tx.lead, t.by - ty.lead, t.channel, w, out, t.bx, t.by,
+                        std::min(tx.block, image.width - t.bx), std::min(ty.block, image.height - t.by), tx.lead, ty.lead);
+        }
+    };
+    const size_t helpers = std::min(jobs.size(), static_cast<size_t>(std::max(threads, 1))) - (jobs.empty() ? 0 : 1);
+    std::vector<std::thread> others;
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    for (size_t i = 0; i < helpers; ++i)
+        others.emplace_back([&] {
+            try {
+                Workspace own;
+                own.reserve(static_cast<size_t>(tx.fft) * static_cast<size_t>(ty.fft), s.half);
+                work(own);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+                next = jobs.size();
+            }
+        });
+    try {
+        work(ws);
+    } catch (...) {
+        next = jobs.size();
+        for (std::thread& t : others) t.join();
+        throw;
+    }
+    for (std::thread& t : others) t.join();
+    if (failure) std::rethrow_exception(failure);
     if (!one) image = std::move(result);
     return stats;
 }

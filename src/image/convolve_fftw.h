@@ -46,7 +46,10 @@ public:
     /// Filters the channels of `image` whose bits are set in `channels` (bit c: channel c), in
     /// place; the others are left as they are where the image is one tile (and undefined where
     /// it is several). Safe to call from several threads at once, each with its own workspace.
-    Stats apply(Image& image, unsigned channels, Workspace& workspace, TileCaps caps = {});
+    /// `threads` above 1: each tile's channels are filtered on up to that many threads (the
+    /// caller's and others, each with a workspace of its own), for an image filtered alone; the
+    /// same bits as on one.
+    Stats apply(Image& image, unsigned channels, Workspace& workspace, TileCaps caps = {}, int threads = 1);
     /// One strip of an image streamed by rows (strips.h: rows, origin, first, count as
     /// StripFilter::submit), from stored samples to the output's samples with the conversions of
     /// `c` on the CPU (premultiplied alpha divided back too): the same samples, bit for bit, as

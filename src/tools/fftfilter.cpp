@@ -520,8 +520,10 @@ private:
             stream(w, nullptr);
             return;
         }
+        // A file alone takes every worker (its tiles' channels at once), where they would wait.
         thread_local FftwConvolver::Workspace workspace;
-        FftwConvolver::Stats s = fftw_->apply(w.image, channels_used(w.in_format, kernel_.per_channel), workspace, w.caps);
+        FftwConvolver::Stats s =
+            fftw_->apply(w.image, channels_used(w.in_format, kernel_.per_channel), workspace, w.caps, alone() ? workers_ : 1);
         w.detail = std::to_string(s.fft_width) + "x" + std::to_string(s.fft_height) + " FFTW, " +
                    counted(s.channels, "channel");
     }
