@@ -1336,6 +1336,18 @@ fixture::Bytes mixed_levels(const fixture::Bytes& data) {
     return z;
 }
 
+// `z` broken the `how`-th way at `at`, past its header mostly: 0 a bit flipped, 1 a byte replaced,
+// 2 cut short there, 3 three bits flipped anywhere past the header.
+fixture::Bytes broken_copy(const fixture::Bytes& z, int how, std::mt19937& random, size_t& at) {
+    fixture::Bytes broken = z;
+    at = 2 + random() % (broken.size() - 2);
+    if (how == 0) broken[at] ^= static_cast<unsigned char>(1u << (random() % 8));
+    else if (how == 1) broken[at] = static_cast<unsigned char>(random());
+    else if (how == 2) broken.resize(at);
+    else for (int k = 0; k < 3; ++k) broken[2 + random() % (broken.size() - 2)] ^= static_cast<unsigned char>(1u << (random() % 8));
+    return broken;
+}
+
 }  // namespace inflater_test
 
 TEST(inflater_reads_as_zlib_reads) {
@@ -1394,13 +1406,9 @@ TEST(inflater_reads_as_zlib_reads) {
     for (const auto& [data, z] : streams) {
         if (data.size() > 70000 || z.size() < 3) continue;
         for (int round = 0; round < 120; ++round, ++cases) {
-            fixture::Bytes broken = z;
             const int how = round % 4;
-            const size_t at = 2 + random() % (broken.size() - 2);  // past the header, mostly
-            if (how == 0) broken[at] ^= static_cast<unsigned char>(1u << (random() % 8));
-            else if (how == 1) broken[at] = static_cast<unsigned char>(random());
-            else if (how == 2) broken.resize(at);
-            else for (int k = 0; k < 3; ++k) broken[2 + random() % (broken.size() - 2)] ^= static_cast<unsigned char>(1u << (random() % 8));
+            size_t at;
+            const fixture::Bytes broken = broken_copy(z, how, random, at);
             const ZlibReading theirs = zlib_reading(broken);
             const OurReading ours = our_reading(broken, theirs.out.size(), random);
             const bool prefix = ours.out.size() <= theirs.out.size() &&
@@ -1533,11 +1541,8 @@ TEST(inflater_in_parts_reads_as_zlib_reads) {
     size_t cases = 0, lenient = 0, broken_read = 0;
     for (const fixture::Bytes& z : inputs)
         for (int round = 0; round < 40; ++round, ++cases) {
-            fixture::Bytes broken = z;
-            const size_t at = 2 + random() % (broken.size() - 2);
-            if (round % 3 == 0) broken[at] ^= static_cast<unsigned char>(1u << (random() % 8));
-            else if (round % 3 == 1) broken[at] = static_cast<unsigned char>(random());
-            else broken.resize(at);
+            size_t at;
+            const fixture::Bytes broken = broken_copy(z, round % 3, random, at);
             const ZlibReading theirs = zlib_reading(broken);
             if (in_parts(broken, theirs.out.size(), out)) {
                 ++broken_read;

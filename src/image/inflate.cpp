@@ -170,6 +170,17 @@ bool dynamic_lengths(Bits& bits, std::vector<uint32_t>& table, unsigned char (&l
     return lengths[256] != 0;  // zlib: "invalid code -- missing end-of-block"
 }
 
+// A dynamic block's codes, read from just after its type and built into `lit` and `dist` (the
+// code lengths' code into `lengths_table`): false where zlib refuses them.
+template <class Bits>
+bool dynamic_code(Bits& bits, std::vector<uint32_t>& lengths_table, std::vector<uint32_t>& lit, std::vector<uint32_t>& dist) {
+    unsigned char lengths[320];
+    unsigned nlit, ndist;
+    return dynamic_lengths(bits, lengths_table, lengths, nlit, ndist) &&
+           build<literal_length>(lengths, nlit, kLitRoot, false, lit) &&
+           build<distance>(lengths + nlit, ndist, kDistRoot, false, dist);
+}
+
 // A match of `length` bytes from `back` bytes before `to`, `Step` bytes a step (at most `back`, so
 // that a step reads no byte it writes), up to Step - 1 bytes past its end (kSlack).
 template <size_t Step>
@@ -398,7 +409,8 @@ bool BasicInflater<T>::block_header() {
     }
     return false;
 }
-// The inflater's bits, for dynamic_lengths().
+
+// The inflater's bits, for dynamic_code().
 template <class T>
 struct BasicInflater<T>::Bits {
     BasicInflater& f;
@@ -414,12 +426,8 @@ struct BasicInflater<T>::Bits {
 
 template <class T>
 bool BasicInflater<T>::dynamic_tables() {
-    unsigned char lengths[320];
-    unsigned nlit, ndist;
     Bits bits{*this};
-    return dynamic_lengths(bits, lengths_, lengths, nlit, ndist) &&
-           build<literal_length>(lengths, nlit, kLitRoot, false, lit_) &&
-           build<distance>(lengths + nlit, ndist, kDistRoot, false, dist_);
+    return dynamic_code(bits, lengths_, lit_, dist_);
 }
 
 template <class T>
@@ -561,7 +569,6 @@ bool BasicInflater<T>::finish() {
     return ip_ == iend_ && !source_failed_;
 }
 
-
 template class BasicInflater<unsigned char>;
 template class BasicInflater<uint16_t>;
 template BasicInflater<unsigned char>::BasicInflater(BasicInflater<uint16_t>&&);
@@ -602,11 +609,7 @@ bool block_may_start(const unsigned char* data, size_t size, uint64_t bit, std::
     }
     if (kraft != 128) return false;
     bits.take(3);
-    unsigned char lengths[320];
-    unsigned nlit, ndist;
-    return dynamic_lengths(bits, tables[0], lengths, nlit, ndist) &&
-           build<literal_length>(lengths, nlit, kLitRoot, false, tables[1]) &&
-           build<distance>(lengths + nlit, ndist, kDistRoot, false, tables[2]);
+    return dynamic_code(bits, tables[0], tables[1], tables[2]);
 }
 
 // A part's output: 16-bit values (bytes, or 256 + i for the i-th of the 32 KiB before the part)

@@ -554,8 +554,8 @@ const char* inflate_whole(FILE* file, Samples& s, bool parts) {
     const size_t height = static_cast<size_t>(s.height);
     s.data.resize((stride + 1) * height);
     const char* by = "inflater, in parts";
-    const JobRunner pool = [](std::function<void()> job) { return CorePool::get().run(std::move(job)); };
-    if (!parts || !inflate_in_parts(bytes.data(), stream, s.data.data(), s.data.size(), CorePool::get().size(), pool)) {
+    if (!parts || !inflate_in_parts(bytes.data(), stream, s.data.data(), s.data.size(), CorePool::get().size(),
+                                    [](std::function<void()> job) { return CorePool::get().run(std::move(job)); })) {
         struct Free {
             void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
         };

@@ -443,8 +443,12 @@ private:
         if (!alone() || !gpu_ || backend_ == Backend::Fftw || format.interlaced || (format.is_grey() && kernel_.per_channel) ||
             (o_.premultiply && format.has_alpha()))
             return false;
-        const auto tiling = tile_image(w.width, w.height, kernel_, o_.boundary, w.caps, lengths_);
-        return tiling.second.tiles(w.height) >= kStreamAloneStrips;
+        return planned_tiling(w).second.tiles(w.height) >= kStreamAloneStrips;
+    }
+
+    /// The tiling the file is filtered by (the convolver's: its lengths and largest FFT are the plan's).
+    std::pair<AxisTiling, AxisTiling> planned_tiling(const Work& w) const {
+        return tile_image(w.width, w.height, kernel_, o_.boundary, w.caps, lengths_);
     }
 
     /// Worker: decodes file i and decides its path.
@@ -616,8 +620,7 @@ private:
                 if (std::string(e.what()).find("out of GPU memory") == std::string::npos) throw;
                 gpu_flush(done);
                 convolver_.reset();
-                // The tiling that failed: the convolver's (its lengths and largest FFT are the plan's).
-                const auto [tx, ty] = tile_image(w.width, w.height, kernel_, o_.boundary, w.caps, lengths_);
+                const auto [tx, ty] = planned_tiling(w);  // the tiling that failed
                 auto half = [](int fft) {
                     int p = kSmallestRetryTile;
                     while (p * 2 < fft) p *= 2;
