@@ -26,7 +26,8 @@ seq 1 "$count" | xargs -P "$(nproc)" -I{} sh -c 'f=$(printf "%s/in/img%04d.png" 
     [ -e "$f" ] || "$3" -q --synth "$4:power=2:seed=$2:colour" -o "$f"' sh "$out" {} "$bin/fftfilter" "$size" || exit 1
 mp=$(awk -v n="$count" -v w="$width" -v h="$height" 'BEGIN { printf "%.1f", n * w * h / 1e6 }')
 
-# row TOOL KERNEL COMMAND...: runs COMMAND under /usr/bin/time, prints MP/s and peak RSS.
+# row TOOL KERNEL COMMAND...: runs COMMAND under /usr/bin/time, prints MP/s, peak RSS and the
+# outputs' size.
 row() {
     local tool=$1 kernel=$2; shift 2
     rm -rf "$out/o" && mkdir -p "$out/o"
@@ -39,12 +40,13 @@ row() {
         printf '%-26s %-10s failed (exit %s, %s of %s outputs; see %s)\n' "$tool" "$kernel" "$rc" "$files" "$count" "$log"
         return
     fi
-    awk -v t="$tool" -v k="$kernel" -v mp="$mp" -v s="$secs" -v kb="$kb" \
-        'BEGIN { printf "%-26s %-10s %8.1f MP %8.2f s %9.1f MP/s %8.0f MB\n", t, k, mp, s, mp / s, kb / 1024 }'
+    local bytes; bytes=$(du -sb "$out/o" | cut -f1)
+    awk -v t="$tool" -v k="$kernel" -v mp="$mp" -v s="$secs" -v kb="$kb" -v b="$bytes" \
+        'BEGIN { printf "%-26s %-10s %8.1f MP %8.2f s %9.1f MP/s %8.0f MB %9.2f MB\n", t, k, mp, s, mp / s, kb / 1024, b / 1e6 }'
 }
 
 radius_of() { echo "${1#*:}"; }
-printf '%-26s %-10s %11s %10s %14s %11s\n' tool kernel pixels time throughput "peak RSS"
+printf '%-26s %-10s %11s %10s %14s %11s %12s\n' tool kernel pixels time throughput "peak RSS" outputs
 for k in $kernels; do
     # Untimed, on one file: the GL driver's shader cache (NVIDIA keeps compiled programs on disk)
     # then holds this kernel's programs, as for anyone filtering a second folder; the timed run's

@@ -9,6 +9,7 @@
 #include "reference/reference.h"
 #include "image/colour.h"
 #include "image/files.h"
+#include "image/deflate.h"
 #include "image/gpu_samples.h"
 #include "image/inflate.h"
 #include "image/convolve.h"
@@ -1465,6 +1466,142 @@ TEST(inflater_reads_as_zlib_reads) {
                                 "invalid distances set", "invalid literal/length code", "invalid distance code",
                                 "invalid distance too far back", "incorrect data check", "truncated"})
         EXPECT(zlib_says.count(message), "no broken stream met zlib's '", message, "' (", refused, " refused)");
+}
+
+TEST(run_coder_streams_read_as_written) {
+    // The run coder (deflate.h) against zlib's, libdeflate's and our inflaters: every kind of data
+    // (noise, smooth, periodic, text-like, runs of every length around the match limits, one
+    // byte, none), blocks of many sizes (one byte to above a stored block's 65535), whole and in
+    // parts (each but the last ended by a sync flush: the parts' streams one after another are the
+    // stream of the whole); frequencies that Huffman's own code would give 20-bit codes (deflate
+    // allows 15); never past deflate_runs_bound().
+    using namespace inflater_test;
+    std::mt19937 random(19);
+    std::vector<fixture::Bytes> inputs;
+    for (int kind = 0; kind < 4; ++kind)
+        for (size_t size : {size_t(1), size_t(300), size_t(70000), size_t(300000)}) inputs.push_back(sample_data(kind, size, random));
+    inputs.emplace_back();
+    inputs.emplace_back(size_t(1) << 20, 0);  // one run across blocks
+    {
+        fixture::Bytes runs;  // runs of 1 .. 300 bytes, each another byte than the one before
+        for (size_t r = 1; r <= 300; ++r)
+            for (int k = 0; k < 3; ++k) runs.insert(runs.end(), r, static_cast<unsigned char>(runs.empty() ? 1 : runs.back() + 1 + random() % 5));
+        inputs.push_back(runs);
+    }
+    {
+        fixture::Bytes skewed;  // symbol i about fib(i) times, shuffled: no code within 15 bits without limiting
+        uint64_t a = 1, b = 1;
+        for (int symbol = 0; symbol < 26; ++symbol, std::swap(a, b), b += a) skewed.insert(skewed.end(), a, static_cast<unsigned char>(symbol * 7));
+        std::shuffle(skewed.begin(), skewed.end(), random);
+        inputs.push_back(skewed);
+    }
+    libdeflate_decompressor* theirs = libdeflate_alloc_decompressor();
+    size_t cases = 0, wrong = 0;
+    std::string first;
+    auto check = [&](const fixture::Bytes& data, const fixture::Bytes& raw, const std::string& what) {
+        ++cases;
+        // Raw deflate through libdeflate; then as a zlib stream through zlib and our inflater.
+        fixture::Bytes out(data.size() + 1);
+        size_t got = 0;
+        const bool libdeflate_ok = libdeflate_deflate_decompress(theirs, raw.data(), raw.size(), out.data(), out.size(), &got) ==
+                                       LIBDEFLATE_SUCCESS &&
+                                   got == data.size() && std::equal(data.begin(), data.end(), out.begin());
+        fixture::Bytes z{0x78, 0x01};
+        z.insert(z.end(), raw.begin(), raw.end());
+        const uint32_t adler = static_cast<uint32_t>(libdeflate_adler32(1, data.data(), data.size()));
+        for (int shift = 24; shift >= 0; shift -= 8) z.push_back(static_cast<unsigned char>(adler >> shift));
+        const ZlibReading zlib = zlib_reading(z);
+        const OurReading ours = our_reading(z, data.size(), random);
+        if (!libdeflate_ok || !zlib.ok || zlib.out != data || !ours.ok || ours.out != data) {
+            if (wrong++ == 0)
+                first = what + ": libdeflate " + (libdeflate_ok ? "ok" : "wrong") + ", zlib " + (zlib.ok ? "" : zlib.message) +
+                        (zlib.out == data ? " same" : " other bytes") + ", ours " + (ours.ok && ours.out == data ? "ok" : "wrong");
+        }
+    };
+    size_t coded = 0, total = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const fixture::Bytes& data = inputs[i];
+        for (size_t block : {size_t(0), size_t(1), size_t(7), size_t(1000), size_t(65536), size_t(200000)}) {
+            if (block == 1 && data.size() > 70000) continue;
+            const std::string what = "input " + std::to_string(i) + " (" + std::to_string(data.size()) + " bytes), blocks of " +
+                                     std::to_string(block);
+            fixture::Bytes raw(deflate_runs_bound(data.size(), block));
+            raw.resize(deflate_runs(data.data(), data.size(), true, raw.data(), block));
+            check(data, raw, what);
+            if (block == 0) coded += raw.size(), total += data.size();
+            // In parts: each part's stream after the one before (the sync flush's marker ends all but the last).
+            fixture::Bytes parts;
+            bool marked = true;
+            const size_t cuts = 1 + random() % 3;
+            for (size_t k = 0, at = 0; k <= cuts; ++k) {
+                const size_t end = k == cuts ? data.size() : std::max(at, std::min(data.size(), at + random() % (data.size() / cuts + 2)));
+                fixture::Bytes part(deflate_runs_bound(end - at, block));
+                part.resize(deflate_runs(data.data() + at, end - at, k == cuts, part.data(), block));
+                if (k < cuts) marked = marked && part.size() >= 4 && fixture::Bytes(part.end() - 4, part.end()) == fixture::Bytes{0, 0, 0xff, 0xff};
+                parts.insert(parts.end(), part.begin(), part.end());
+                at = end;
+            }
+            EXPECT(marked, what, ": a part not ended by a sync flush");
+            check(data, parts, what + ", in " + std::to_string(cuts + 1) + " parts");
+        }
+    }
+    libdeflate_free_decompressor(theirs);
+    EXPECT(wrong == 0, wrong, " of ", cases, " streams read otherwise: ", first);
+    // It codes: these inputs take under half their size (the long run and the runs a few hundred bytes).
+    EXPECT(coded * 2 < total, "coded ", coded, " bytes of ", total);
+    fixture::Bytes one(deflate_runs_bound(size_t(1) << 20));
+    EXPECT(deflate_runs(inputs[17].data(), inputs[17].size(), true, one.data()) < 2000, "a run of a MiB: ",
+           deflate_runs(inputs[17].data(), inputs[17].size(), true, one.data()), " bytes");
+}
+
+TEST(run_coder_taken_where_a_sample_says_it_is_smaller) {
+    // runs_pay(): the run coder for rows of small residuals (a smooth image filtered), libdeflate
+    // for a repeated pattern (LZ77's matches far back); and the writer follows it: fast-level
+    // files of each kind read back as written, the first no larger than libdeflate's.
+    std::mt19937 random(5);
+    PngFormat rgb;
+    rgb.color_type = 2;
+    rgb.bit_depth = 8;
+    Samples smooth, pattern;
+    smooth.resize(700, 600, 3, 8);
+    pattern.resize(700, 600, 3, 8);
+    for (int y = 0; y < 600; ++y)
+        for (int i = 0; i < 2100; ++i) {
+            smooth.row(y)[i] = static_cast<unsigned char>(128 + 60 * std::sin(0.004 * i + 0.01 * y) + random() % 5);
+            pattern.row(y)[i] = static_cast<unsigned char>("drawing, text, repeated pattern"[(i + 7 * y) % 31] * (i % 3 + 1));
+        }
+    auto filtered = [](const Samples& s) {
+        fixture::Bytes rows;
+        for (int y = 0; y < s.height; ++y) {  // Paeth, as the writer filters (a byte a pixel's channel)
+            rows.push_back(4);
+            for (int i = 0; i < s.width * s.channels; ++i) {
+                const int a = i >= s.channels ? s.row(y)[i - s.channels] : 0, b = y > 0 ? s.row(y - 1)[i] : 0,
+                          c = y > 0 && i >= s.channels ? s.row(y - 1)[i - s.channels] : 0;
+                const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+                rows.push_back(static_cast<unsigned char>(s.row(y)[i] - (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)));
+            }
+        }
+        return rows;
+    };
+    const fixture::Bytes smooth_rows = filtered(smooth), pattern_rows = filtered(pattern);
+    EXPECT(runs_pay(smooth_rows.data(), smooth_rows.size(), 4), "smooth rows: libdeflate taken");
+    EXPECT(!runs_pay(pattern_rows.data(), pattern_rows.size(), 4), "a repeated pattern: the run coder taken");
+    TempDir dir;
+    libdeflate_compressor* c = libdeflate_alloc_compressor(4);
+    for (const Samples* s : {&smooth, &pattern}) {
+        const std::string path = dir / "f.png";
+        write_png_samples(path, *s, rgb, true, 4);
+        const PngSamples back = read_png_samples(path);
+        std::vector<unsigned char> libpng_rows;
+        EXPECT(back.samples.data == s->data && rows_by_libpng(path, &libpng_rows).empty() && libpng_rows == s->data,
+               s == &smooth ? "smooth" : "pattern", ": read back otherwise");
+        const fixture::Bytes rows = filtered(*s);
+        fixture::Bytes z(libdeflate_zlib_compress_bound(c, rows.size()));
+        const size_t theirs = libdeflate_zlib_compress(c, rows.data(), rows.size(), z.data(), z.size());
+        const size_t file = test::read_bytes(path).size();
+        EXPECT(s == &pattern || file < theirs + 100, "smooth: a file of ", file, " bytes, libdeflate's stream ", theirs);
+    }
+    libdeflate_free_compressor(c);
 }
 
 TEST(whole_image_inflates_in_parts_when_read_alone) {

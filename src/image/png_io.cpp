@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "image/files.h"
+#include "image/deflate.h"
 #include "image/inflate.h"
 
 #include <libdeflate.h>
@@ -1086,8 +1087,9 @@ bool write_header(PngContext* c, const PngFormat* f, int compression, png_uint_3
 }
 
 // At the fast levels (1-4: every row filtered with Paeth, as write_header() sets libpng up) plain
-// rows skip libpng's row writer: they are filtered here and compressed by libdeflate in one call
-// (a whole image) or in parallel zlib parts (rows streamed, or a file alone: StreamDeflate).
+// rows skip libpng's row writer: they are filtered here and compressed by the run coder
+// (deflate.h) where a sample of them says it is no larger, else by libdeflate, in one call (a
+// whole image) or in parallel parts (rows streamed, or a file alone: StreamDeflate; zlib there).
 // libdeflate is faster than zlib at each of these levels and makes smaller files (a 2048x2048
 // filtered colour image: zlib's level 4 1.682 MB in 134 ms, libdeflate's level 3 1.661 MB in 68 and
 // level 4 1.618 MB in 100; src/README.md, "The batch's encoding"). libpng still writes the
@@ -1168,36 +1170,63 @@ bool write_chunk(FILE* file, const char* type, const unsigned char* data, size_t
            std::fwrite(tail, 1, 4, file) == 4;
 }
 
-// The image data of `s` as IDAT chunks, compressed at libdeflate's `level` (one compressor per
-// thread and level, reused). False on a write error.
+// zlib's header for a stream deflated at `level`: deflate with a 32 KiB window, the level's class
+// (FLEVEL) as zlib sets it.
+void zlib_header(int level, unsigned char head[2]) {
+    const unsigned cmf = 0x78, flevel = level == 1 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
+    unsigned flg = flevel << 6;
+    flg += 31 - (cmf * 256 + flg) % 31;
+    head[0] = static_cast<unsigned char>(cmf);
+    head[1] = static_cast<unsigned char>(flg);
+}
+
+// IDAT chunks of 1 MiB at most holding `size` bytes of the stream. False on a write error.
+constexpr size_t kChunk = size_t(1) << 20;
+bool write_idat(FILE* file, const unsigned char* z, size_t size) {
+    for (size_t at = 0; at < size; at += kChunk)
+        if (!write_chunk(file, "IDAT", z + at, std::min(kChunk, size - at))) return false;
+    return true;
+}
+
+// The image data of `s` as IDAT chunks: its rows filtered, then coded by runs (deflate.h) where a
+// sample of them says that is no larger, else by libdeflate at `level` (one compressor per thread
+// and level, reused). False on a write error.
 bool write_deflated(FILE* file, const Samples& s, int level) {
-    struct Free {
-        void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
-    };
-    thread_local std::unique_ptr<libdeflate_compressor, Free> compressors[13];
-    auto& compressor = compressors[level];
-    if (!compressor) compressor.reset(libdeflate_alloc_compressor(level));
-    if (!compressor) throw std::bad_alloc();
     std::vector<unsigned char> rows;
     PaethRows(s.width, s.channels, s.depth).append(s.data.data(), s.height, rows);
     // Not zeroed: the pages past the compressed size are never touched, so they take no memory
     // (a 2048x2048 RGB image: a 12.6 MB bound, 1.6 MB used).
-    const size_t bound = libdeflate_zlib_compress_bound(compressor.get(), rows.size());
-    const std::unique_ptr<unsigned char[]> z(new unsigned char[bound]);
-    const size_t size = libdeflate_zlib_compress(compressor.get(), rows.data(), rows.size(), z.get(), bound);
-    if (size == 0) throw std::logic_error("libdeflate: the bound did not hold");
-    const size_t chunk = size_t(1) << 20;  // IDAT chunks of 1 MiB
-    for (size_t at = 0; at < size; at += chunk)
-        if (!write_chunk(file, "IDAT", z.get() + at, std::min(chunk, size - at))) return false;
-    return true;
+    std::unique_ptr<unsigned char[]> z;
+    size_t size = 0;
+    if (runs_pay(rows.data(), rows.size(), level)) {
+        z.reset(new unsigned char[2 + deflate_runs_bound(rows.size()) + 4]);
+        zlib_header(level, z.get());
+        size = 2 + deflate_runs(rows.data(), rows.size(), true, z.get() + 2);
+        const uint32_t adler = static_cast<uint32_t>(libdeflate_adler32(1, rows.data(), rows.size()));
+        for (int shift = 24; shift >= 0; shift -= 8) z[size++] = static_cast<unsigned char>(adler >> shift);
+    } else {
+        struct Free {
+            void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+        };
+        thread_local std::unique_ptr<libdeflate_compressor, Free> compressors[13];
+        auto& compressor = compressors[level];
+        if (!compressor) compressor.reset(libdeflate_alloc_compressor(level));
+        if (!compressor) throw std::bad_alloc();
+        const size_t bound = libdeflate_zlib_compress_bound(compressor.get(), rows.size());
+        z.reset(new unsigned char[bound]);
+        size = libdeflate_zlib_compress(compressor.get(), rows.data(), rows.size(), z.get(), bound);
+        if (size == 0) throw std::logic_error("libdeflate: the bound did not hold");
+    }
+    return write_idat(file, z.get(), size);
 }
 
 // The image data of rows streamed a few at a time (PngWriter::write_rows at the fast levels), as
 // one zlib stream whose parts are compressed in parallel, as pigz does: the filtered rows are cut
 // into parts after the row that reaches 1 MiB, each a raw deflate stream of its own on a
-// CorePool thread, primed with the 32 KiB before it as its dictionary and ended by a sync
-// flush (an empty stored block, so the next part starts on a byte), the last one by the stream's
-// end; their Adler-32s are combined. The parts depend on the rows alone, not on how they arrive or
+// CorePool thread, coded by runs (deflate.h: no dictionary) where a sample of its rows says that
+// is no larger, else by zlib primed with the 32 KiB before it as its dictionary, and ended by a
+// sync flush (an empty stored block, so the next part starts on a byte), the last one by the
+// stream's end; their Adler-32s are combined. The parts depend on the rows alone, not on how they arrive or
 // on the number of threads, so the file does too. Parts in flight are at most one a thread and one
 // more, each written in turn once compressed: about 2 MiB a thread (1 MiB in, at most that out).
 // One stream costs zlib's level's speed on one core (libpng's writer: 103 of 138 s of a
@@ -1208,11 +1237,8 @@ public:
 
     StreamDeflate(FILE* file, int width, int channels, int depth, int level)
         : file_(file), level_(level), rows_(width, channels, depth), in_flight_(std::max(1u, std::thread::hardware_concurrency()) + size_t(1)) {
-        // zlib's header: deflate with a 32 KiB window, the level's class (FLEVEL) as zlib sets it.
-        const unsigned cmf = 0x78, flevel = level == 1 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
-        unsigned flg = flevel << 6;
-        flg += 31 - (cmf * 256 + flg) % 31;
-        out_ = {static_cast<unsigned char>(cmf), static_cast<unsigned char>(flg)};
+        out_.resize(2);
+        zlib_header(level, out_.data());
     }
     ~StreamDeflate() {
         for (const auto& p : parts_) p->done.wait();  // (the jobs write into the parts)
@@ -1259,7 +1285,12 @@ private:
         p->done = CorePool::get().run([p, end, level = level_] {
             const unsigned char* data = p->input.data() + p->window;
             const size_t length = p->input.size() - p->window;
-            p->z_size = deflate_part(data, length, p->window, end, level, p->z);
+            if (runs_pay(data, length, level)) {
+                p->z.reset(new unsigned char[deflate_runs_bound(length)]);
+                p->z_size = deflate_runs(data, length, end, p->z.get());
+            } else {
+                p->z_size = deflate_part(data, length, p->window, end, level, p->z);
+            }
             p->adler = adler32_z(1, data, length);
         });
         parts_.push_back(std::move(part));
@@ -1314,12 +1345,8 @@ private:
 
     // IDAT chunks of 1 MiB as the stream grows; the rest too at the end.
     bool flush(bool all) {
-        size_t at = 0;
-        while (out_.size() - at >= kPart || (all && at < out_.size())) {
-            const size_t n = std::min(kPart, out_.size() - at);
-            if (!write_chunk(file_, "IDAT", out_.data() + at, n)) return false;
-            at += n;
-        }
+        const size_t at = all ? out_.size() : out_.size() / kChunk * kChunk;
+        if (!write_idat(file_, out_.data(), at)) return false;
         out_.erase(out_.begin(), out_.begin() + static_cast<long>(at));
         return true;
     }

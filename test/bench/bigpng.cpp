@@ -7,10 +7,13 @@
 //   bin/bench/bigpng read IN.png [rows a call, default 64 | whole | parts]
 //       decodes a PNG by rows (PngReader::read_rows, as a streamed image is read), or whole
 //       (read_image(), as a batch's worker reads a file; parts: as a file read alone) and prints
-//       the decoder and the seconds it took
+//       the decoder, the seconds it took and the samples' CRC-32 (files written differently that
+//       hold the same samples print the same)
 #include "base/error.h"
 #include "base/parse.h"
 #include "image/png_io.h"
+
+#include <libdeflate.h>
 
 #include <algorithm>
 #include <chrono>
@@ -28,14 +31,20 @@ int read(const char* path, int rows_a_call) {
     gpufft::PngReader in(path, gpufft::PngLimits{0});
     if (rows_a_call <= 0) {  // whole: 0 one way, -1 in parts
         const gpufft::PngSamples image = in.read_image(rows_a_call < 0);
-        std::printf("%s: %dx%d read whole (%s) in %.3f s\n", path, in.width(), in.height(), in.decoder(),
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::printf("%s: %dx%d read whole (%s) in %.3f s, samples' CRC-32 %08x\n", path, in.width(), in.height(), in.decoder(),
+                    seconds, libdeflate_crc32(0, image.samples.data.data(), image.samples.data.size()));
         return image.samples.data.empty();
     }
     std::vector<unsigned char> rows(in.row_bytes() * static_cast<size_t>(rows_a_call));
-    for (int y = 0; y < in.height(); y += rows_a_call) in.read_rows(rows.data(), std::min(rows_a_call, in.height() - y));
-    std::printf("%s: %dx%d read by rows (%d a call, %s) in %.3f s\n", path, in.width(), in.height(), rows_a_call,
-                in.decoder(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    uint32_t crc = 0;
+    for (int y = 0; y < in.height(); y += rows_a_call) {
+        const int n = std::min(rows_a_call, in.height() - y);
+        in.read_rows(rows.data(), n);
+        crc = libdeflate_crc32(crc, rows.data(), in.row_bytes() * static_cast<size_t>(n));
+    }
+    std::printf("%s: %dx%d read by rows (%d a call, %s) in %.3f s, samples' CRC-32 %08x\n", path, in.width(), in.height(),
+                rows_a_call, in.decoder(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), crc);
     return 0;
 }
 

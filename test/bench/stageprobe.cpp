@@ -161,6 +161,53 @@ int main(int argc, char** argv) {
                 glBindBuffer(GL_SHADER_STORAGE_BUFFER, ssbo);
                 glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), back.data());
             });
+            time_step("a fresh vector of the samples' size (zeroed, its pages faulted)", runs, [&] {
+                std::vector<unsigned char> fresh(bytes);
+                back[0] = fresh[bytes / 2];
+            });
+            // Read back through a buffer the CPU maps persistently: the copy on the GPU, a fence,
+            // then a memcpy out of the mapping (what a worker thread could do instead of the GL
+            // thread's glGetBufferSubData), for each placement the flags may ask for.
+            if (GLEW_VERSION_4_4 || GLEW_ARB_buffer_storage) {
+                struct Way {
+                    const char* name;
+                    GLbitfield flags;
+                };
+                const Way ways[] = {{"mapped read buffer, client storage, coherent",
+                                     GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT},
+                                    {"mapped read buffer, client storage", GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_CLIENT_STORAGE_BIT},
+                                    {"mapped read buffer, coherent", GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT}};
+                for (const Way& way : ways) {
+                    GLuint readback;
+                    glGenBuffers(1, &readback);
+                    glBindBuffer(GL_COPY_WRITE_BUFFER, readback);
+                    glBufferStorage(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, way.flags);
+                    const void* m = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), way.flags & ~GL_CLIENT_STORAGE_BIT);
+                    auto copy_on_gpu = [&] {
+                        glBindBuffer(GL_COPY_READ_BUFFER, ssbo);
+                        glBindBuffer(GL_COPY_WRITE_BUFFER, readback);
+                        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(bytes));
+                        if (!(way.flags & GL_MAP_COHERENT_BIT)) glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+                        GLsync done = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+                        glClientWaitSync(done, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(10) * 1000000000);
+                        glDeleteSync(done);
+                    };
+                    if (m) {
+                        time_step((std::string(way.name) + ": the copy and its fence").c_str(), runs, copy_on_gpu);
+                        time_step((std::string(way.name) + ": memcpy out").c_str(), runs, [&] { std::memcpy(back.data(), m, bytes); });
+                        copy_on_gpu();
+                        std::vector<unsigned char> direct(bytes);
+                        glBindBuffer(GL_SHADER_STORAGE_BUFFER, ssbo);
+                        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), direct.data());
+                        std::printf("  (%s: %s)\n", way.name, std::memcmp(direct.data(), m, bytes) == 0 ? "the same bytes" : "OTHER BYTES");
+                    } else {
+                        std::printf("  %s: not mapped\n", way.name);
+                    }
+                    glBindBuffer(GL_COPY_WRITE_BUFFER, readback);
+                    if (m) glUnmapBuffer(GL_COPY_WRITE_BUFFER);
+                    glDeleteBuffers(1, &readback);
+                }
+            }
             glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
             glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
         }
