@@ -669,6 +669,41 @@ TEST(gpu_conversion_gives_the_cpu_paths_files_byte_for_byte) {
         }
 }
 
+TEST(samples_come_back_alike_mapped_or_copied) {
+    // The filtered samples come back through a mapped buffer in the host's memory (ReadBuffer) up
+    // to SampleIo::mapped_limit bytes, above it by glGetBufferSubData: the same samples either way,
+    // for RGB 8-bit and RGBA 16-bit images, two queued at once, and alternating between the ways.
+    test::context();
+    std::mt19937 random(3);
+    const Kernel k = parse_kernel("disk:2.5");
+    const size_t limit = SampleIo::mapped_limit;
+    for (int depth : {8, 16}) {
+        std::vector<Samples> in(3);
+        SampleConversion c;
+        c.in_channels = c.out_channels = depth == 8 ? 3 : 4;
+        c.in_depth = c.out_depth = depth;
+        for (Samples& s : in) {
+            s.resize(40 + static_cast<int>(random() % 30), 20 + static_cast<int>(random() % 30), c.in_channels, depth);
+            for (auto& b : s.data) b = static_cast<unsigned char>(random());
+        }
+        std::vector<std::vector<Samples>> out(3);
+        for (size_t way = 0; way < out.size(); ++way) {  // mapped, copied, then each image its own way
+            Convolver convolver(test::programs(), k, with(Boundary::Reflect));
+            for (size_t i = 0; i < in.size(); ++i) {
+                SampleIo::mapped_limit = way == 0 || (way == 2 && i % 2 == 0) ? limit : 0;
+                convolver.submit(in[i], c);
+                if (convolver.pending() == 2) out[way].push_back(convolver.collect());
+            }
+            while (convolver.pending() > 0) out[way].push_back(convolver.collect());
+        }
+        SampleIo::mapped_limit = limit;
+        for (size_t i = 0; i < in.size(); ++i)
+            EXPECT(out[0][i].data == out[1][i].data && out[0][i].data == out[2][i].data && out[0][i].width == in[i].width &&
+                       !out[0][i].data.empty() && out[0][i].data != in[i].data,
+                   depth, "-bit image ", i, ": the ways give other samples");
+    }
+}
+
 TEST(sample_tables_reproduce_the_cpu_conversion) {
     // The thresholds are exact: just below each one the CPU gives k - 1, at it k.
     for (bool linear : {false, true})

@@ -49,4 +49,37 @@ void StorageBuffer::read(void* data, std::size_t bytes) const {
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
 }
 
+bool ReadBuffer::reserve(std::size_t bytes) {
+    if (data_ && bytes <= size_) return true;
+    if (!(GLEW_VERSION_4_4 || GLEW_ARB_buffer_storage)) return false;
+    while (glGetError() != GL_NO_ERROR) {}
+    id_ = new_buffer();  // buffer storage is immutable: a larger one is a new buffer (the old one unmapped as it goes)
+    data_ = nullptr;
+    size_ = 0;
+    // Coherent: the GPU's writes are seen once a fence after them has signalled, with no barrier
+    // of the client's own (the copy's barrier is given anyway: copy_from()).
+    const GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    glBindBuffer(GL_COPY_WRITE_BUFFER, id_.get());
+    glBufferStorage(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, flags | GL_CLIENT_STORAGE_BIT);
+    if (glGetError() == GL_NO_ERROR)
+        data_ = static_cast<const unsigned char*>(glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), flags));
+    glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    if (!data_) {
+        while (glGetError() != GL_NO_ERROR) {}
+        id_ = BufferHandle();
+        return false;
+    }
+    size_ = bytes;
+    return true;
+}
+
+void ReadBuffer::copy_from(const StorageBuffer& source, std::size_t bytes) {
+    glBindBuffer(GL_COPY_READ_BUFFER, source.id());
+    glBindBuffer(GL_COPY_WRITE_BUFFER, id_.get());
+    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(bytes));
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+}
+
 }  // namespace gpufft

@@ -86,6 +86,10 @@ public:
     /// The oldest queued output; `gpu_ms`, if given, gets the GPU time from its upload to its read-back.
     Samples collect(double* gpu_ms = nullptr);
     size_t pending() const { return queued_; }
+    /// Outputs up to this many bytes come back through a mapped buffer in the host's memory
+    /// (ReadBuffer), larger ones (and all where the context cannot map one) by glGetBufferSubData:
+    /// two slots of pinned memory at most twice this. Tests set it to take either way.
+    static size_t mapped_limit;
 
 private:
     struct Table;
@@ -104,6 +108,8 @@ private:
     int strip_origin_ = 0, out_height_ = 0;
     struct Slot {
         StorageBuffer in, out;  // the image's samples, the output's bytes
+        ReadBuffer back;        // the output's bytes copied to the host's memory, where mapped
+        bool mapped = false;    // the last read-back went through `back`
         GLsync fence = nullptr;
         GpuTimer timer;  // from the upload to the read-back
         int width = 0, height = 0, channels = 0, depth = 8;
