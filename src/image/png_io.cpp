@@ -1236,19 +1236,22 @@ public:
     static constexpr size_t kPart = size_t(1) << 20, kWindow = size_t(32) << 10;
 
     StreamDeflate(FILE* file, int width, int channels, int depth, int level)
-        : file_(file), level_(level), rows_(width, channels, depth), in_flight_(std::max(1u, std::thread::hardware_concurrency()) + size_t(1)) {
+        : file_(file), level_(level), width_(width), channels_(channels), depth_(depth),
+          stride_(PaethRows(width, channels, depth).stride()), in_flight_(std::max(1u, std::thread::hardware_concurrency()) + size_t(1)) {
         out_.resize(2);
         zlib_header(level, out_.data());
     }
     ~StreamDeflate() {
         for (const auto& p : parts_) p->done.wait();  // (the jobs write into the parts)
     }
-    /// `count` rows, filtered; each whole part sent to be compressed, the oldest written as the
-    /// parts in flight reach their bound. False on a write error.
+    /// `count` rows, as the image holds them (the parts' jobs filter them); each whole part sent
+    /// to be compressed, the oldest written as the parts in flight reach their bound. False on a
+    /// write error.
     bool write(const unsigned char* rows, int count) {
         for (int y = 0; y < count; ++y) {
-            rows_.append(rows + rows_.stride() * static_cast<size_t>(y), 1, pending_);
-            if (pending_.size() - window_ >= kPart && !submit(false)) return false;
+            raw_.insert(raw_.end(), rows + stride_ * static_cast<size_t>(y), rows + stride_ * static_cast<size_t>(y + 1));
+            ++part_rows_;
+            if (part_rows_ * (stride_ + 1) >= kPart && !submit(false)) return false;
         }
         return true;
     }
@@ -1263,7 +1266,9 @@ public:
 
 private:
     struct Part {
-        std::vector<unsigned char> input;    // its dictionary (`window` bytes), then its bytes
+        std::vector<unsigned char> raw;      // its rows as given, after the rows of its dictionary and the row above those
+        size_t above = 0, window_rows = 0;   // rows before the dictionary's (0 or 1), the dictionary's rows
+        std::vector<unsigned char> input;    // filtered: its dictionary (`window` bytes), then its bytes
         size_t window = 0;
         std::unique_ptr<unsigned char[]> z;  // not zeroed: pages past the compressed size stay untouched
         size_t z_size = 0;
@@ -1271,18 +1276,37 @@ private:
         std::future<void> done;
     };
 
-    // pending_ (the next part's dictionary, window_ bytes, then its bytes) sent to the pool.
+    // raw_ (the rows above this part that its dictionary needs, then its rows) sent to the pool.
+    // The job filters them (each row needs the one above: the dictionary's rows, the last 32 KiB
+    // of the part before, are filtered again, one row above them given unfiltered), so that the
+    // thread that writes the rows only copies them.
     bool submit(bool end) {
         while (parts_.size() >= in_flight_)
             if (!write_oldest()) return false;
         auto part = std::make_unique<Part>();
         Part* p = part.get();
-        p->window = window_;
-        p->input = std::move(pending_);
-        const size_t keep = std::min(kWindow, p->input.size() - p->window);
-        pending_.assign(p->input.end() - static_cast<long>(keep), p->input.end());
-        window_ = keep;
-        p->done = CorePool::get().run([p, end, level = level_] {
+        p->above = above_;
+        p->window_rows = window_rows_;
+        // The next part's lead: the rows holding this part's last 32 KiB filtered, and one above them.
+        const size_t rows_here = raw_.size() / stride_, filtered_row = stride_ + 1;
+        const size_t window_rows = std::min(part_rows_, (kWindow + filtered_row - 1) / filtered_row);
+        const size_t above = rows_here > window_rows ? 1 : 0;
+        std::vector<unsigned char> lead(raw_.end() - static_cast<long>((window_rows + above) * stride_), raw_.end());
+        p->raw = std::move(raw_);
+        raw_ = std::move(lead);
+        above_ = above;
+        window_rows_ = window_rows;
+        part_rows_ = 0;
+        p->done = CorePool::get().run([p, end, level = level_, width = width_, channels = channels_, depth = depth_] {
+            PaethRows rows(width, channels, depth);
+            const size_t stride = rows.stride();
+            std::vector<unsigned char> ignored;
+            if (p->above) rows.append(p->raw.data(), 1, ignored);  // the row above, as the one before the next
+            rows.append(p->raw.data() + p->above * stride, static_cast<int>(p->raw.size() / stride - p->above), p->input);
+            p->raw = std::vector<unsigned char>();
+            const size_t window_bytes = p->window_rows * (stride + 1);
+            p->window = std::min(kWindow, window_bytes);
+            p->input.erase(p->input.begin(), p->input.begin() + static_cast<long>(window_bytes - p->window));
             const unsigned char* data = p->input.data() + p->window;
             const size_t length = p->input.size() - p->window;
             if (runs_pay(data, length, level)) {
@@ -1352,12 +1376,13 @@ private:
     }
 
     FILE* file_;
-    int level_;
-    PaethRows rows_;
+    int level_, width_, channels_, depth_;
+    size_t stride_;  // bytes of a row as given
     size_t in_flight_;
     std::deque<std::unique_ptr<Part>> parts_;
-    std::vector<unsigned char> pending_, out_;
-    size_t window_ = 0;
+    std::vector<unsigned char> raw_, out_;  // the next part's rows as given (after its lead), the stream so far
+    size_t above_ = 0, window_rows_ = 0;     // the next part's lead: a row above its dictionary's rows, and those
+    size_t part_rows_ = 0;                   // rows of the next part given so far
     uLong adler_ = 1;
 };
 
