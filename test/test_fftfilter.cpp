@@ -795,8 +795,8 @@ int idat_chunks(const std::string& path) {
 
 }  // namespace
 
-TEST(fast_levels_write_whole_images_through_libdeflate) {
-    // Levels 1-4 write a whole image's rows filtered here and compressed by libdeflate (png_io.cpp);
+TEST(fast_levels_write_images_through_our_writer) {
+    // Levels 1-4 write rows filtered here and coded by the run coder or libdeflate (png_io.cpp);
     // every kind they take (grey, grey+alpha, RGB, RGBA at 8 and 16 bits), at every level and at
     // edge sizes, reads back as written, through libpng's reader. Samples half noise, half ramps,
     // so that every Paeth predictor is taken; 16-bit samples whose bytes differ, so that a byte
