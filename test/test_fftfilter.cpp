@@ -704,6 +704,32 @@ TEST(samples_come_back_alike_mapped_or_copied) {
     }
 }
 
+TEST(samples_round_half_away_from_zero) {
+    // quantise_sample() rounds v max as std::lround does: at every boundary k + 1/2 of every
+    // depth (the floats nearest it on both sides, and it), at the ends, and on a spread of floats.
+    long bad = 0, checked = 0;
+    auto check = [&](float v, unsigned max) {
+        const unsigned expected = !(v > 0.0f) ? 0 : v >= 1.0f ? max : static_cast<unsigned>(std::lround(static_cast<double>(v) * max));
+        bad += quantise_sample(v, max) != expected;
+        ++checked;
+    };
+    for (int depth : {1, 2, 4, 8, 16}) {
+        const unsigned max = (1u << depth) - 1;
+        for (unsigned k = 0; k < max; ++k) {
+            float at = static_cast<float>((k + 0.5) / max);
+            for (int step = 0; step < 3; ++step) at = std::nextafter(at, 0.0f);
+            for (int step = 0; step < 7; ++step, at = std::nextafter(at, 2.0f)) check(at, max);
+        }
+        for (float v : {0.0f, -0.0f, -1.0f, 1e-40f, 1e-30f, 0.5f, std::nextafter(1.0f, 0.0f), 1.0f, 2.0f, std::nanf("")}) check(v, max);
+        for (uint32_t bits = 1; bits < 0x3f800000u; bits += 4099) {
+            float v;
+            std::memcpy(&v, &bits, 4);
+            check(v, max);
+        }
+    }
+    EXPECT(bad == 0, bad, " of ", checked, " samples rounded otherwise than lround");
+}
+
 TEST(sample_tables_reproduce_the_cpu_conversion) {
     // The thresholds are exact: just below each one the CPU gives k - 1, at it k.
     for (bool linear : {false, true})

@@ -96,6 +96,7 @@ public:
         count_ = 0;
     }
     void bytes(const unsigned char* data, size_t n) {  // aligned
+        if (n == 0) return;  // (an empty input's data may be null, which memcpy may not take)
         std::memcpy(out_, data, n);
         out_ += n;
     }
