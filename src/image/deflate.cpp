@@ -287,7 +287,6 @@ inline uint64_t word_at(const unsigned char* p) {
     std::memcpy(&v, p, 8);
     return v;
 }
-constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full, kHigh = 0x8080808080808080ull, kOnes = 0x0101010101010101ull;
 
 // The runs of a block with kShortRun repeats or more (a byte, then at least that many bytes equal
 // to it), in order: `run(i, e)` for the byte at i repeated to e - 1. Eight bytes at a time: the
