@@ -1590,6 +1590,17 @@ TEST(run_coder_streams_read_as_written) {
             raw.resize(deflate_runs(data.data(), data.size(), true, raw.data(), block));
             check(data, raw, what);
             if (block == 0) coded += raw.size(), total += data.size();
+            if (block == 1000 || block == 65536) {  // a piece at a time (RunCoder), pieces of whole blocks: the same stream
+                fixture::Bytes pieces(deflate_runs_bound(data.size(), block));
+                RunCoder coder(pieces.data(), block);
+                for (size_t at = 0; at < data.size();) {
+                    const size_t n = std::min(data.size() - at, block * (1 + random() % 3));
+                    coder.code(data.data() + at, n, at + n == data.size());
+                    at += n;
+                }
+                pieces.resize(coder.finish(true));
+                EXPECT(pieces == raw, what, ": a piece at a time, another stream");
+            }
             // In parts: each part's stream after the one before (the sync flush's marker ends all but the last).
             fixture::Bytes parts;
             bool marked = true;

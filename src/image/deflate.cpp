@@ -69,7 +69,7 @@ constexpr bool kWords = false;
 // and drops, fewer than 8 bits staying. Up to 56 bits may be added between flushes.
 class BitWriter {
 public:
-    explicit BitWriter(unsigned char* out) : out_(out) {}
+    explicit BitWriter(unsigned char* out, uint64_t buffer = 0, unsigned count = 0) : out_(out), buffer_(buffer), count_(count) {}
     void add(uint64_t bits, unsigned n) {
         buffer_ |= bits << count_;
         count_ += n;
@@ -101,11 +101,13 @@ public:
         out_ += n;
     }
     unsigned char* end() const { return out_; }
+    uint64_t buffer() const { return buffer_; }  // (bits not yet stored: fewer than 8 after a flush)
+    unsigned count() const { return count_; }
 
 private:
     unsigned char* out_;
-    uint64_t buffer_ = 0;
-    unsigned count_ = 0;
+    uint64_t buffer_;
+    unsigned count_;
 };
 
 // Code lengths of a Huffman code for `freq` (n symbols), none longer than `limit`: a complete code
@@ -453,22 +455,49 @@ size_t deflate_runs_bound(size_t length, size_t block) {
     return length + 6 * (length / kStoredMax + 2 * blocks + 2) + 16;
 }
 
-size_t deflate_runs(const unsigned char* data, size_t length, bool last, unsigned char* out, size_t block) {
-    if (block == 0) block = kDefaultBlock;
-    BitWriter w(out);
-    if (length == 0 && last) write_stored(data, 0, true, w);
-    for (size_t at = 0; at < length; at += block) {
-        const size_t n = std::min(block, length - at);
+RunCoder::RunCoder(unsigned char* out, size_t block) : start_(out), out_(out), block_(block == 0 ? kDefaultBlock : block) {}
+
+void RunCoder::code(const unsigned char* data, size_t length, bool last) {
+    BitWriter w(out_, bits_, count_);
+    for (size_t at = 0; at < length; at += block_) {
+        const size_t n = std::min(block_, length - at);
         code_block(data + at, n, last && at + n == length, w);
     }
-    if (!last) write_stored(data, 0, false, w);  // the sync flush: an empty stored block, aligned
+    ended_ = ended_ || (last && length > 0);
+    out_ = w.end();
+    bits_ = w.buffer();
+    count_ = w.count();
+}
+
+size_t RunCoder::finish(bool last) {
+    BitWriter w(out_, bits_, count_);
+    if (last && !ended_) write_stored(nullptr, 0, true, w);  // nothing coded: the stream's end alone
+    if (!last) write_stored(nullptr, 0, false, w);          // the sync flush: an empty stored block, aligned
     w.align();
-    const size_t written = static_cast<size_t>(w.end() - out);
+    out_ = w.end();
+    bits_ = 0;
+    count_ = 0;
+    return static_cast<size_t>(out_ - start_);
+}
+
+size_t deflate_runs(const unsigned char* data, size_t length, bool last, unsigned char* out, size_t block) {
+    RunCoder coder(out, block);
+    coder.code(data, length, last);
+    const size_t written = coder.finish(last);
     if (written + 8 > deflate_runs_bound(length, block)) throw std::logic_error("deflate_runs: the bound did not hold");
     return written;
 }
 
-bool runs_pay(const unsigned char* data, size_t length, int level) {
+std::vector<std::pair<size_t, size_t>> runs_sample(size_t length) {
+    constexpr size_t kBand = size_t(32) << 10, kWhole = size_t(128) << 10, kEach = size_t(1) << 20;
+    if (length <= kWhole) return {{0, length}};
+    const size_t bands = std::clamp<size_t>(length / kEach, 2, 8);
+    std::vector<std::pair<size_t, size_t>> out;
+    for (size_t b = 0; b < bands; ++b) out.emplace_back((length - kBand) * b / (bands - 1), kBand);
+    return out;
+}
+
+libdeflate_compressor* level_compressor(int level) {
     struct Free {
         void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
     };
@@ -477,19 +506,26 @@ bool runs_pay(const unsigned char* data, size_t length, int level) {
     auto& compressor = compressors[level];
     if (!compressor) compressor.reset(libdeflate_alloc_compressor(level));
     if (!compressor) throw std::bad_alloc();
+    return compressor.get();
+}
+
+bool runs_pay(const std::vector<std::pair<const unsigned char*, size_t>>& bands, int level) {
+    libdeflate_compressor* const compressor = level_compressor(level);
     thread_local std::vector<unsigned char> theirs, ours;  // (zeroed once, when they grow)
-    constexpr size_t kBand = size_t(32) << 10, kWhole = size_t(128) << 10, kEach = size_t(1) << 20;
-    const size_t bands = length <= kWhole ? 1 : std::clamp<size_t>(length / kEach, 2, 8);
-    const size_t band = length <= kWhole ? length : kBand;
     size_t their_bytes = 0, our_bytes = 0;
-    for (size_t b = 0; b < bands; ++b) {
-        const size_t at = bands == 1 ? 0 : (length - band) * b / (bands - 1);
-        theirs.resize(libdeflate_deflate_compress_bound(compressor.get(), band));
-        their_bytes += libdeflate_deflate_compress(compressor.get(), data + at, band, theirs.data(), theirs.size());
-        ours.resize(deflate_runs_bound(band));
-        our_bytes += deflate_runs(data + at, band, true, ours.data());
+    for (const auto& [data, size] : bands) {
+        theirs.resize(libdeflate_deflate_compress_bound(compressor, size));
+        their_bytes += libdeflate_deflate_compress(compressor, data, size, theirs.data(), theirs.size());
+        ours.resize(deflate_runs_bound(size));
+        our_bytes += deflate_runs(data, size, true, ours.data());
     }
     return our_bytes <= their_bytes;
+}
+
+bool runs_pay(const unsigned char* data, size_t length, int level) {
+    std::vector<std::pair<const unsigned char*, size_t>> bands;
+    for (const auto& [first, size] : runs_sample(length)) bands.emplace_back(data + first, size);
+    return runs_pay(bands, level);
 }
 
 }  // namespace gpufft

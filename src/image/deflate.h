@@ -8,8 +8,16 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+struct libdeflate_compressor;
 
 namespace gpufft {
+
+/// This thread's libdeflate compressor at `level` (1-12), made on first use and kept.
+libdeflate_compressor* level_compressor(int level);
 
 /// `length` bytes as raw deflate into `out` (deflate_runs_bound() bytes), its size returned:
 /// blocks of `block` bytes (0: the default, 128 KiB) each coded by a dynamic Huffman code of its
@@ -22,9 +30,34 @@ size_t deflate_runs(const unsigned char* data, size_t length, bool last, unsigne
 /// The most deflate_runs() may write for `length` bytes (with some slack it needs).
 size_t deflate_runs_bound(size_t length, size_t block = 0);
 
-/// Whether the run coder codes these filtered rows no larger than libdeflate's `level` does,
-/// judged on a sample: bands of 32 KiB spread over them (one a MiB, 2 to 8), each coded alone
-/// both ways; rows of 128 KiB or less are coded whole both ways.
+/// The run coder a piece at a time into one stream: the pieces' bytes one after another make the
+/// stream deflate_runs() makes of them at once, where every piece but the last is a whole number
+/// of blocks. `out` holds deflate_runs_bound() of all the bytes to be given (the same block).
+class RunCoder {
+public:
+    explicit RunCoder(unsigned char* out, size_t block = 0);
+    /// `length` more bytes, as blocks; `last`: their last block ends the stream.
+    void code(const unsigned char* data, size_t length, bool last);
+    /// The stream's end (`last`: nothing more to add where code() ended it, else an empty final
+    /// block) or a sync flush, up to the next byte; the bytes written in all.
+    size_t finish(bool last);
+
+private:
+    unsigned char* start_;
+    unsigned char* out_;
+    uint64_t bits_ = 0;   // bits not yet stored, fewer than 8
+    unsigned count_ = 0;
+    size_t block_;
+    bool ended_ = false;  // a final block written
+};
+
+/// Where runs_pay() looks in `length` bytes: (first byte, bytes) of bands of 32 KiB spread over
+/// them (one a MiB, 2 to 8), or all of them where they are 128 KiB or less.
+std::vector<std::pair<size_t, size_t>> runs_sample(size_t length);
+/// Whether the run coder codes these bands (runs_sample()'s, of the filtered rows) no larger in
+/// all than libdeflate's `level` does, each band coded alone both ways.
+bool runs_pay(const std::vector<std::pair<const unsigned char*, size_t>>& bands, int level);
+/// The same over runs_sample(length) of `data`.
 bool runs_pay(const unsigned char* data, size_t length, int level);
 
 }  // namespace gpufft

@@ -1123,6 +1123,19 @@ public:
     }
     /// Bytes a row in the machine's layout (and a row's filtered bytes, after its filter byte).
     size_t stride() const { return stride_; }
+    /// The row above the next one given (in the machine's layout), as if it had been appended.
+    void set_above(const unsigned char* row) {
+        if (!wide_) {
+            std::memcpy(above_.data(), row, stride_);
+            return;
+        }
+        for (size_t i = 0; i < stride_; i += 2) {
+            uint16_t v;
+            std::memcpy(&v, row + i, 2);
+            above_[i] = static_cast<unsigned char>(v >> 8);
+            above_[i + 1] = static_cast<unsigned char>(v & 0xff);
+        }
+    }
     /// `count` rows in the machine's layout, contiguous, appended to `out`.
     void append(const unsigned char* rows, int count, std::vector<unsigned char>& out) {
         if (count <= 0) return;
@@ -1188,33 +1201,58 @@ bool write_idat(FILE* file, const unsigned char* z, size_t size) {
     return true;
 }
 
+// Bytes [first, first + size) of the image data's filtered rows (each its filter byte, then its
+// bytes), made in `scratch` from the rows they lie in and the row above those: the pointer to
+// them. The run coder takes the rows so a piece at a time, never all of them filtered at once.
+const unsigned char* filtered_range(const Samples& s, size_t first, size_t size, std::vector<unsigned char>& scratch) {
+    PaethRows rows(s.width, s.channels, s.depth);
+    const size_t filtered_row = rows.stride() + 1;
+    const size_t r0 = first / filtered_row, r1 = (first + size + filtered_row - 1) / filtered_row;
+    if (r0 > 0) rows.set_above(s.row(static_cast<int>(r0) - 1));
+    scratch.clear();
+    rows.append(s.row(static_cast<int>(r0)), static_cast<int>(r1 - r0), scratch);
+    return scratch.data() + (first - r0 * filtered_row);
+}
+
 // The image data of `s` as IDAT chunks: its rows filtered, then coded by runs (deflate.h) where a
-// sample of them says that is no larger, else by libdeflate at `level` (one compressor per thread
-// and level, reused). False on a write error.
+// sample of them says that is no larger, else by libdeflate at `level` (level_compressor()). The
+// run coder takes the rows filtered a block at a time (the stream deflate_runs() would make of them
+// all), so the image's filtered rows are never held whole; libdeflate, which takes one buffer,
+// still gets them so. False on a write error.
 bool write_deflated(FILE* file, const Samples& s, int level) {
-    std::vector<unsigned char> rows;
-    PaethRows(s.width, s.channels, s.depth).append(s.data.data(), s.height, rows);
+    const size_t total = (s.row_bytes() + 1) * static_cast<size_t>(s.height);
+    std::vector<unsigned char> scratch;
     // Not zeroed: the pages past the compressed size are never touched, so they take no memory
     // (a 2048x2048 RGB image: a 12.6 MB bound, 1.6 MB used).
     std::unique_ptr<unsigned char[]> z;
     size_t size = 0;
-    if (runs_pay(rows.data(), rows.size(), level)) {
-        z.reset(new unsigned char[2 + deflate_runs_bound(rows.size()) + 4]);
+    std::vector<std::vector<unsigned char>> band_rows;
+    std::vector<std::pair<const unsigned char*, size_t>> bands;
+    for (const auto& [first, bytes] : runs_sample(total)) {
+        band_rows.emplace_back();
+        bands.emplace_back(filtered_range(s, first, bytes, band_rows.back()), bytes);
+    }
+    if (runs_pay(bands, level)) {
+        constexpr size_t kPiece = size_t(128) << 10;  // deflate_runs()'s block
+        z.reset(new unsigned char[2 + deflate_runs_bound(total, kPiece) + 4]);
         zlib_header(level, z.get());
-        size = 2 + deflate_runs(rows.data(), rows.size(), true, z.get() + 2);
-        const uint32_t adler = static_cast<uint32_t>(libdeflate_adler32(1, rows.data(), rows.size()));
+        RunCoder coder(z.get() + 2, kPiece);
+        uint32_t adler = 1;
+        for (size_t at = 0; at < total; at += kPiece) {
+            const size_t n = std::min(kPiece, total - at);
+            const unsigned char* piece = filtered_range(s, at, n, scratch);
+            coder.code(piece, n, at + n == total);
+            adler = static_cast<uint32_t>(libdeflate_adler32(adler, piece, n));
+        }
+        size = 2 + coder.finish(true);
         for (int shift = 24; shift >= 0; shift -= 8) z[size++] = static_cast<unsigned char>(adler >> shift);
     } else {
-        struct Free {
-            void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
-        };
-        thread_local std::unique_ptr<libdeflate_compressor, Free> compressors[13];
-        auto& compressor = compressors[level];
-        if (!compressor) compressor.reset(libdeflate_alloc_compressor(level));
-        if (!compressor) throw std::bad_alloc();
-        const size_t bound = libdeflate_zlib_compress_bound(compressor.get(), rows.size());
+        libdeflate_compressor* const compressor = level_compressor(level);
+        std::vector<unsigned char> rows;
+        PaethRows(s.width, s.channels, s.depth).append(s.data.data(), s.height, rows);
+        const size_t bound = libdeflate_zlib_compress_bound(compressor, rows.size());
         z.reset(new unsigned char[bound]);
-        size = libdeflate_zlib_compress(compressor.get(), rows.data(), rows.size(), z.get(), bound);
+        size = libdeflate_zlib_compress(compressor, rows.data(), rows.size(), z.get(), bound);
         if (size == 0) throw std::logic_error("libdeflate: the bound did not hold");
     }
     return write_idat(file, z.get(), size);
