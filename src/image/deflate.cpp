@@ -14,7 +14,6 @@ namespace gpufft {
 
 namespace {
 
-constexpr size_t kDefaultBlock = size_t(128) << 10;
 constexpr size_t kStoredMax = 65535;                  // a stored block's bytes at most
 constexpr int kLitLen = 286, kDistances = 30, kCodeLengthSymbols = 19;
 constexpr int kMaxBits = 15, kMaxCodeLengthBits = 7;
@@ -24,6 +23,8 @@ constexpr int kMaxBits = 15, kMaxCodeLengthBits = 7;
 constexpr int kShortRun = 8, kLongRun = 16;
 constexpr int kMinRuns[] = {8, 10, 12, 16};
 constexpr int kOrder[kCodeLengthSymbols] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+// The extra bits after each code-length symbol (16: 2, 17: 3, 18: 7).
+constexpr unsigned kCodeLengthExtra[kCodeLengthSymbols] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 7};
 
 // Length symbols (RFC 1951, 3.2.5): for each match length 3 .. 258, its symbol's index above 257,
 // extra bits and their value.
@@ -242,9 +243,8 @@ void make_header(const uint8_t* lit_len, const uint8_t* dist_len, Header& h) {
     canonical_codes(h.len, kCodeLengthSymbols, h.code);
     h.hclen = kCodeLengthSymbols;
     while (h.hclen > 4 && h.len[kOrder[h.hclen - 1]] == 0) --h.hclen;
-    static const int extra_bits[kCodeLengthSymbols] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 7};
     h.bits = 3 + 5 + 5 + 4 + 3 * static_cast<uint64_t>(h.hclen);
-    for (int s = 0; s < kCodeLengthSymbols; ++s) h.bits += uint64_t(freq[s]) * (h.len[s] + extra_bits[s]);
+    for (int s = 0; s < kCodeLengthSymbols; ++s) h.bits += uint64_t(freq[s]) * (h.len[s] + kCodeLengthExtra[s]);
 }
 
 void write_header(const Header& h, bool final, BitWriter& w) {
@@ -253,11 +253,10 @@ void write_header(const Header& h, bool final, BitWriter& w) {
     w.put(static_cast<uint32_t>(h.hdist - 1), 5);
     w.put(static_cast<uint32_t>(h.hclen - 4), 4);
     for (int i = 0; i < h.hclen; ++i) w.put(h.len[kOrder[i]], 3);
-    static const unsigned extra_bits[kCodeLengthSymbols] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 7};
     for (int i = 0; i < h.count; ++i) {
         const int s = h.symbols[i];
         w.put(h.code[s], h.len[s]);
-        if (extra_bits[s]) w.put(h.extras[i], extra_bits[s]);
+        if (kCodeLengthExtra[s]) w.put(h.extras[i], kCodeLengthExtra[s]);
     }
 }
 
@@ -447,7 +446,7 @@ void code_block(const unsigned char* d, size_t n, bool final, BitWriter& w) {
 }  // namespace
 
 size_t deflate_runs_bound(size_t length, size_t block) {
-    if (block == 0) block = kDefaultBlock;
+    if (block == 0) block = kRunBlock;
     // Each block no more than stored (stored_bits(): 6 bytes a stored block of 65535 at most,
     // and a block of the coder's may end one early), the sync flush's empty stored block, a byte
     // of padding, and BitWriter::flush()'s 8 bytes of slack.
@@ -455,7 +454,7 @@ size_t deflate_runs_bound(size_t length, size_t block) {
     return length + 6 * (length / kStoredMax + 2 * blocks + 2) + 16;
 }
 
-RunCoder::RunCoder(unsigned char* out, size_t block) : start_(out), out_(out), block_(block == 0 ? kDefaultBlock : block) {}
+RunCoder::RunCoder(unsigned char* out, size_t block) : start_(out), out_(out), block_(block == 0 ? kRunBlock : block) {}
 
 void RunCoder::code(const unsigned char* data, size_t length, bool last) {
     BitWriter w(out_, bits_, count_);

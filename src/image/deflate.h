@@ -16,11 +16,14 @@ struct libdeflate_compressor;
 
 namespace gpufft {
 
+/// The run coder's block: bytes a dynamic Huffman code serves (deflate_runs(), RunCoder).
+constexpr size_t kRunBlock = size_t(128) << 10;
+
 /// This thread's libdeflate compressor at `level` (1-12), made on first use and kept.
 libdeflate_compressor* level_compressor(int level);
 
 /// `length` bytes as raw deflate into `out` (deflate_runs_bound() bytes), its size returned:
-/// blocks of `block` bytes (0: the default, 128 KiB) each coded by a dynamic Huffman code of its
+/// blocks of `block` bytes (0: kRunBlock) each coded by a dynamic Huffman code of its
 /// literals and its runs (a byte then at least m repeats of it, as matches at distance 1; m chosen
 /// per block by the bits it costs), or stored where coding would not pay. `last`: its last block
 /// ends the stream (then padded to a byte); otherwise the part ends with an empty stored block (a

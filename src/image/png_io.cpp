@@ -1124,18 +1124,7 @@ public:
     /// Bytes a row in the machine's layout (and a row's filtered bytes, after its filter byte).
     size_t stride() const { return stride_; }
     /// The row above the next one given (in the machine's layout), as if it had been appended.
-    void set_above(const unsigned char* row) {
-        if (!wide_) {
-            std::memcpy(above_.data(), row, stride_);
-            return;
-        }
-        for (size_t i = 0; i < stride_; i += 2) {
-            uint16_t v;
-            std::memcpy(&v, row + i, 2);
-            above_[i] = static_cast<unsigned char>(v >> 8);
-            above_[i + 1] = static_cast<unsigned char>(v & 0xff);
-        }
-    }
+    void set_above(const unsigned char* row) { as_stored(row, above_.data()); }
     /// `count` rows in the machine's layout, contiguous, appended to `out`.
     void append(const unsigned char* rows, int count, std::vector<unsigned char>& out) {
         if (count <= 0) return;
@@ -1146,12 +1135,7 @@ public:
             const unsigned char* cur = rows + stride_ * static_cast<size_t>(y);
             if (wide_) {
                 unsigned char* big = big_[row_++ % 2].data();
-                for (size_t i = 0; i < stride_; i += 2) {
-                    uint16_t v;
-                    std::memcpy(&v, cur + i, 2);
-                    big[i] = static_cast<unsigned char>(v >> 8);
-                    big[i + 1] = static_cast<unsigned char>(v & 0xff);
-                }
+                as_stored(cur, big);
                 cur = big;
             }
             out[at] = 4;
@@ -1162,6 +1146,20 @@ public:
     }
 
 private:
+    // A row in the machine's layout into `to` as the file stores it (16-bit samples big-endian).
+    void as_stored(const unsigned char* row, unsigned char* to) const {
+        if (!wide_) {
+            std::memcpy(to, row, stride_);
+            return;
+        }
+        for (size_t i = 0; i < stride_; i += 2) {
+            uint16_t v;
+            std::memcpy(&v, row + i, 2);
+            to[i] = static_cast<unsigned char>(v >> 8);
+            to[i + 1] = static_cast<unsigned char>(v & 0xff);
+        }
+    }
+
     size_t stride_, bpp_;
     bool wide_;
     std::vector<unsigned char> above_;  // the last row given, as stored
@@ -1233,13 +1231,12 @@ bool write_deflated(FILE* file, const Samples& s, int level) {
         bands.emplace_back(filtered_range(s, first, bytes, band_rows.back()), bytes);
     }
     if (runs_pay(bands, level)) {
-        constexpr size_t kPiece = size_t(128) << 10;  // deflate_runs()'s block
-        z.reset(new unsigned char[2 + deflate_runs_bound(total, kPiece) + 4]);
+        z.reset(new unsigned char[2 + deflate_runs_bound(total) + 4]);
         zlib_header(level, z.get());
-        RunCoder coder(z.get() + 2, kPiece);
+        RunCoder coder(z.get() + 2);
         uint32_t adler = 1;
-        for (size_t at = 0; at < total; at += kPiece) {
-            const size_t n = std::min(kPiece, total - at);
+        for (size_t at = 0; at < total; at += kRunBlock) {  // a block at a time: deflate_runs()'s stream
+            const size_t n = std::min(kRunBlock, total - at);
             const unsigned char* piece = filtered_range(s, at, n, scratch);
             coder.code(piece, n, at + n == total);
             adler = static_cast<uint32_t>(libdeflate_adler32(adler, piece, n));
@@ -1306,8 +1303,8 @@ private:
     struct Part {
         std::vector<unsigned char> raw;      // its rows as given, after the rows of its dictionary and the row above those
         size_t above = 0, window_rows = 0;   // rows before the dictionary's (0 or 1), the dictionary's rows
-        std::vector<unsigned char> input;    // filtered: its dictionary (`window` bytes), then its bytes
-        size_t window = 0;
+        std::vector<unsigned char> input;    // filtered: its dictionary's rows, then its bytes
+        size_t window = 0, length = 0;       // the dictionary (the last bytes of those rows, 32 KiB at most), its bytes
         std::unique_ptr<unsigned char[]> z;  // not zeroed: pages past the compressed size stay untouched
         size_t z_size = 0;
         uLong adler = 1;
@@ -1338,15 +1335,14 @@ private:
         p->done = CorePool::get().run([p, end, level = level_, width = width_, channels = channels_, depth = depth_] {
             PaethRows rows(width, channels, depth);
             const size_t stride = rows.stride();
-            std::vector<unsigned char> ignored;
-            if (p->above) rows.append(p->raw.data(), 1, ignored);  // the row above, as the one before the next
+            if (p->above) rows.set_above(p->raw.data());
             rows.append(p->raw.data() + p->above * stride, static_cast<int>(p->raw.size() / stride - p->above), p->input);
             p->raw = std::vector<unsigned char>();
+            // The part's bytes follow its dictionary's rows; the dictionary is their last 32 KiB.
             const size_t window_bytes = p->window_rows * (stride + 1);
             p->window = std::min(kWindow, window_bytes);
-            p->input.erase(p->input.begin(), p->input.begin() + static_cast<long>(window_bytes - p->window));
-            const unsigned char* data = p->input.data() + p->window;
-            const size_t length = p->input.size() - p->window;
+            const unsigned char* data = p->input.data() + window_bytes;
+            const size_t length = p->length = p->input.size() - window_bytes;
             if (runs_pay(data, length, level)) {
                 p->z.reset(new unsigned char[deflate_runs_bound(length)]);
                 p->z_size = deflate_runs(data, length, end, p->z.get());
@@ -1363,7 +1359,7 @@ private:
     bool write_oldest() {
         Part& p = *parts_.front();
         p.done.get();
-        adler_ = adler32_combine(adler_, p.adler, static_cast<z_off_t>(p.input.size() - p.window));
+        adler_ = adler32_combine(adler_, p.adler, static_cast<z_off_t>(p.length));
         out_.insert(out_.end(), p.z.get(), p.z.get() + p.z_size);
         parts_.pop_front();
         return flush(false);
