@@ -672,7 +672,8 @@ TEST(gpu_conversion_gives_the_cpu_paths_files_byte_for_byte) {
 TEST(samples_come_back_alike_mapped_or_copied) {
     // The filtered samples come back through a mapped buffer in the host's memory (ReadBuffer) up
     // to SampleIo::mapped_limit bytes, above it by glGetBufferSubData: the same samples either way,
-    // for RGB 8-bit and RGBA 16-bit images, two queued at once, and alternating between the ways.
+    // for RGB 8-bit and RGBA 16-bit images, two queued at once, and alternating between the ways;
+    // and so into memory given back (storage of other bytes, shorter, as long or longer).
     test::context();
     std::mt19937 random(3);
     const Kernel k = parse_kernel("disk:2.5");
@@ -686,22 +687,50 @@ TEST(samples_come_back_alike_mapped_or_copied) {
             s.resize(40 + static_cast<int>(random() % 30), 20 + static_cast<int>(random() % 30), c.in_channels, depth);
             for (auto& b : s.data) b = static_cast<unsigned char>(random());
         }
-        std::vector<std::vector<Samples>> out(3);
-        for (size_t way = 0; way < out.size(); ++way) {  // mapped, copied, then each image its own way
+        std::vector<std::vector<Samples>> out(5);
+        // mapped, copied, each image its own way, then the last two ways into memory given back
+        for (size_t way = 0; way < out.size(); ++way) {
             Convolver convolver(test::programs(), k, with(Boundary::Reflect));
+            size_t collected = 0;
+            auto collect = [&] {
+                const size_t bytes = in[collected].data.size(), sizes[] = {bytes / 2, bytes, bytes * 2};
+                std::vector<unsigned char> storage(way >= 3 ? sizes[collected++ % 3] : 0, 0xab);
+                out[way].push_back(convolver.collect(nullptr, std::move(storage)));
+            };
             for (size_t i = 0; i < in.size(); ++i) {
-                SampleIo::mapped_limit = way == 0 || (way == 2 && i % 2 == 0) ? limit : 0;
+                SampleIo::mapped_limit = way == 0 || way == 3 || (way == 2 && i % 2 == 0) ? limit : 0;
                 convolver.submit(in[i], c);
-                if (convolver.pending() == 2) out[way].push_back(convolver.collect());
+                if (convolver.pending() == 2) collect();
             }
-            while (convolver.pending() > 0) out[way].push_back(convolver.collect());
+            while (convolver.pending() > 0) collect();
         }
         SampleIo::mapped_limit = limit;
-        for (size_t i = 0; i < in.size(); ++i)
-            EXPECT(out[0][i].data == out[1][i].data && out[0][i].data == out[2][i].data && out[0][i].width == in[i].width &&
-                       !out[0][i].data.empty() && out[0][i].data != in[i].data,
+        for (size_t i = 0; i < in.size(); ++i) {
+            bool alike = true;
+            for (size_t way = 1; way < out.size(); ++way) alike = alike && out[way][i].data == out[0][i].data;
+            EXPECT(alike && out[0][i].width == in[i].width && !out[0][i].data.empty() && out[0][i].data != in[i].data,
                    depth, "-bit image ", i, ": the ways give other samples");
+        }
     }
+}
+
+TEST(images_read_alike_into_memory_given_back) {
+    // read_image() into an earlier image's memory (a batch's spare buffers): other bytes, shorter,
+    // as long or longer, give the samples a fresh read gives, by every path (ours whole, libpng's
+    // rows, Adam7 passes).
+    TempDir dir;
+    const auto fixtures = write_fixtures(dir, 23, 17, 40);
+    int compared = 0;
+    for (const auto& [name, raw] : fixtures) {
+        const Samples fresh = PngReader(dir / name, PngLimits{}).read_image().samples;
+        for (size_t size : {fresh.data.size() / 2, fresh.data.size(), fresh.data.size() * 2 + 5}) {
+            const Samples reused = PngReader(dir / name, PngLimits{}).read_image(false, std::vector<unsigned char>(size, 0xab)).samples;
+            EXPECT(reused.data == fresh.data && reused.width == fresh.width && reused.channels == fresh.channels, name,
+                   ": other samples read into ", size, " bytes given back");
+            ++compared;
+        }
+    }
+    EXPECT(compared == 3 * 40, compared, " reads compared");
 }
 
 TEST(samples_round_half_away_from_zero) {
@@ -1527,6 +1556,46 @@ TEST(inflater_reads_as_zlib_reads) {
                                 "invalid distances set", "invalid literal/length code", "invalid distance code",
                                 "invalid distance too far back", "incorrect data check", "truncated"})
         EXPECT(zlib_says.count(message), "no broken stream met zlib's '", message, "' (", refused, " refused)");
+}
+
+TEST(paeth_filter_rows_subtract_the_predictor_of_the_png_spec) {
+    // The predictor as the PNG specification writes it (p = a + b - c, the nearest of a, b, c to
+    // p, ties to a then b), independent of the writer's.
+    auto predictor = [](int a, int b, int c) {
+        const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+        return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+    };
+    // Every (a, b, c): a pixel of 256 bytes, the first of a row of two all a (cur) and all c
+    // (prev), the second's 256 bytes above them b = 0..255.
+    std::vector<unsigned char> cur(512), prev(512), out(512);
+    long bad = 0;
+    for (int a = 0; a < 256; ++a)
+        for (int c = 0; c < 256; ++c) {
+            for (int k = 0; k < 256; ++k) {
+                cur[k] = static_cast<unsigned char>(a);
+                prev[k] = static_cast<unsigned char>(c);
+                prev[256 + k] = static_cast<unsigned char>(k);
+                cur[256 + k] = static_cast<unsigned char>(a * 7 + c * 3 + k);
+            }
+            paeth_filter_row(cur.data(), prev.data(), out.data(), 512, 256);
+            for (int k = 0; k < 256; ++k)
+                bad += out[256 + k] != static_cast<unsigned char>(cur[256 + k] - predictor(a, k, c)) ||
+                       out[k] != static_cast<unsigned char>(cur[k] - c);  // the first pixel: its predictor is b
+        }
+    EXPECT(bad == 0, bad, " bytes of the 2^24 (a, b, c) filtered otherwise");
+    // Rows of every pixel size the writer takes and lengths around its 16-byte steps.
+    std::mt19937 random(11);
+    bad = 0;
+    for (size_t bpp : {1, 2, 3, 4, 6, 8})
+        for (size_t stride = bpp; stride <= 80 * bpp; stride += bpp) {
+            std::vector<unsigned char> up(stride), row(stride), got(stride + 16, 0x5a);
+            for (size_t i = 0; i < stride; ++i) up[i] = static_cast<unsigned char>(random()), row[i] = static_cast<unsigned char>(random());
+            paeth_filter_row(row.data(), up.data(), got.data(), stride, bpp);
+            for (size_t i = 0; i < stride; ++i)
+                bad += got[i] != static_cast<unsigned char>(row[i] - predictor(i < bpp ? 0 : row[i - bpp], up[i], i < bpp ? 0 : up[i - bpp]));
+            for (size_t i = stride; i < got.size(); ++i) bad += got[i] != 0x5a;  // nothing written past the row
+        }
+    EXPECT(bad == 0, bad, " bytes of random rows filtered otherwise");
 }
 
 TEST(run_coder_streams_read_as_written) {

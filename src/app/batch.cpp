@@ -23,6 +23,21 @@ StageTimes& StageTimes::operator+=(const StageTimes& o) {
     return *this;
 }
 
+std::vector<unsigned char> SpareBuffers::take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (spare_.empty()) return {};
+    std::vector<unsigned char> buffer = std::move(spare_.back());
+    spare_.pop_back();
+    return buffer;
+}
+
+void SpareBuffers::give(std::vector<unsigned char>&& buffer) {
+    if (buffer.capacity() == 0) return;
+    std::vector<unsigned char> given = std::move(buffer);  // the caller's is empty either way
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (spare_.size() < limit_) spare_.push_back(std::move(given));
+}
+
 int hardware_threads() {
     unsigned n = std::thread::hardware_concurrency();
     return n ? static_cast<int>(n) : 1;

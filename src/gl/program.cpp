@@ -1,6 +1,8 @@
 #include "gl/program.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -214,9 +216,25 @@ void GlProgram::set_mat4(Uniform u, const float* m) const {
     if (GLint l = location(u); l >= 0) glUniformMatrix4fv(l, 1, GL_FALSE, m);
 }
 
+namespace {
+
+std::atomic<long long> compile_ns{0};
+
+struct CompileTimer {
+    const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~CompileTimer() {
+        compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    }
+};
+
+}  // namespace
+
+double ProgramCache::seconds() { return static_cast<double>(compile_ns.load()) * 1e-9; }
+
 const GlProgram& ProgramCache::get(const ProgramSpec& spec) {
     auto it = programs_.find(spec);
     if (it != programs_.end()) return it->second;
+    const CompileTimer timer;
     return programs_.emplace(spec, GlProgram(spec)).first->second;
 }
 
@@ -246,6 +264,7 @@ void ProgramCache::prepare(const std::vector<ProgramSpec>& specs) {
     for (const ProgramSpec& spec : specs)
         if (!programs_.count(spec) && seen.insert(spec).second) missing.push_back(spec);
     if (missing.empty()) return;   // nothing to compile: the context's setting is not touched
+    const CompileTimer timer;
     const CompilerThreads threads;
     std::vector<GlProgram::Pending> pending;
     pending.reserve(missing.size());

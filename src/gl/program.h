@@ -87,6 +87,8 @@ public:
     /// Compiles every program of `specs` not yet cached, all issued before any is waited for.
     void prepare(const std::vector<ProgramSpec>& specs);
     size_t size() const { return programs_.size(); }
+    /// Seconds every cache of the process has spent compiling and linking (-v's setup line).
+    static double seconds();
 
 private:
     std::map<ProgramSpec, GlProgram> programs_;

@@ -366,6 +366,9 @@ public:
     /// Makes now what submitting a width x height image will need, so the first does not wait.
     void prepare(int width, int height, TileCaps caps = {});
     Samples collect(double* gpu_ms = nullptr);
+    /// The same, the output's samples in `storage` (the data of an earlier Samples, given back so
+    /// that its memory serves again: no fresh allocation, no zero filling, when it is large enough).
+    Samples collect(double* gpu_ms, std::vector<unsigned char>&& storage);
     size_t pending() const;
     /// The tiling of a width x height image along each axis.
     std::pair<AxisTiling, AxisTiling> tiling(int width, int height, TileCaps caps = {}) const;

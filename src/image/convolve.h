@@ -87,7 +87,7 @@ public:
     /// Makes now what submit() of a width x height image will need (transform, kernel spectrum,
     /// grid, sample buffers' programs), so that the first image does not wait for it.
     void prepare(int width, int height, TileCaps caps = {});
-    Samples collect(double* gpu_ms = nullptr);
+    Samples collect(double* gpu_ms = nullptr, std::vector<unsigned char>&& storage = {});
     size_t pending() const { return io_ ? io_->pending() : 0; }
 
     /// The tiling of a width x height image along each axis.

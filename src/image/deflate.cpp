@@ -293,11 +293,18 @@ inline uint64_t word_at(const unsigned char* p) {
 // to it), in order: `run(i, e)` for the byte at i repeated to e - 1. Eight bytes at a time: the
 // zero bytes of a word xor the word one byte before it mark repeats, so a run that long has a word
 // of them all, or ends a word with some and starts the next with the rest; only there are bytes
-// compared one by one.
+// compared one by one, or a word at a time along a run.
 template <class Run>
 void for_long_runs(const unsigned char* d, size_t n, Run run) {
+    // The end of the repeats of d[i]: eight bytes at a time against the byte in every lane (the
+    // first nonzero byte of the xor is the first that differs), then the last few one by one.
     auto end_of = [&](size_t i) {
         size_t e = i + 1;
+        if (kWords) {
+            const uint64_t same = 0x0101010101010101ull * d[i];
+            for (; e + 8 <= n; e += 8)
+                if (const uint64_t x = word_at(d + e) ^ same) return e + static_cast<size_t>(__builtin_ctzll(x)) / 8;
+        }
         while (e < n && d[e] == d[i]) ++e;
         return e;
     };
@@ -332,12 +339,16 @@ void code_block(const unsigned char* d, size_t n, bool final, BitWriter& w) {
     const auto& lengths = length_codes();
     // Every byte counted, then each run's repeats taken off as it is found: those of fewer than
     // kLongRun repeats by byte and count (literals or a match, as m says), longer ones matches.
-    uint32_t bytes[4][256] = {};  // four counts a byte, so that neighbouring increments rarely wait on each other
+    uint32_t bytes[8][256] = {};  // eight counts a byte, so that neighbouring increments rarely wait on each other
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) ++bytes[0][d[i]], ++bytes[1][d[i + 1]], ++bytes[2][d[i + 2]], ++bytes[3][d[i + 3]];
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w = word_at(d + i);
+        ++bytes[0][w & 255], ++bytes[1][(w >> 8) & 255], ++bytes[2][(w >> 16) & 255], ++bytes[3][(w >> 24) & 255];
+        ++bytes[4][(w >> 32) & 255], ++bytes[5][(w >> 40) & 255], ++bytes[6][(w >> 48) & 255], ++bytes[7][w >> 56];
+    }
     for (; i < n; ++i) ++bytes[0][d[i]];
     uint32_t heads[256];
-    for (int v = 0; v < 256; ++v) heads[v] = bytes[0][v] + bytes[1][v] + bytes[2][v] + bytes[3][v];
+    for (int v = 0; v < 256; ++v) heads[v] = bytes[0][v] + bytes[1][v] + bytes[2][v] + bytes[3][v] + bytes[4][v] + bytes[5][v] + bytes[6][v] + bytes[7][v];
     uint32_t short_runs[kLongRun][256];  // [r][v], r from kShortRun
     for (int r = kShortRun; r < kLongRun; ++r) std::fill(short_runs[r], short_runs[r] + 256, 0u);
     uint32_t short_total[kLongRun] = {};

@@ -83,8 +83,9 @@ public:
     /// Queues the packed output (width x height of the last upload, or its strip's rows) as PNG rows into the slot's
     /// storage buffer; collect() copies the oldest slot's out, waiting for the GPU only if it must.
     void read_back(const SampleConversion& c);
-    /// The oldest queued output; `gpu_ms`, if given, gets the GPU time from its upload to its read-back.
-    Samples collect(double* gpu_ms = nullptr);
+    /// The oldest queued output; `gpu_ms`, if given, gets the GPU time from its upload to its
+    /// read-back. Its samples go into `storage` (memory to use again: see ImageFilter::collect).
+    Samples collect(double* gpu_ms = nullptr, std::vector<unsigned char>&& storage = {});
     size_t pending() const { return queued_; }
     /// Outputs up to this many bytes come back through a mapped buffer in the host's memory
     /// (ReadBuffer), larger ones (and all where the context cannot map one) by glGetBufferSubData:

@@ -943,11 +943,12 @@ void PngReader::read_rows(unsigned char* dst, int count) {
     if (s_->next_row == height() && !read_end(&c)) fail(s_->name, libpng_problem(c));
 }
 
-PngSamples PngReader::read_image(bool parts) {
+PngSamples PngReader::read_image(bool parts, std::vector<unsigned char>&& storage) {
     if (s_->next_row != 0) throw std::logic_error("PngReader::read_image: rows already read");
     PngSamples out;
     out.format = s_->format;
     Samples& s = out.samples;
+    s.data = std::move(storage);
     const bool whole = s_->passes == 1 && inflates_itself(s_->format) && !s_->libpng_only;
     if (whole) s.data.reserve((row_bytes() + 1) * static_cast<size_t>(height()));  // inflate_whole()'s rows with filter bytes
     s.resize(width(), height(), channels(), depth());
@@ -1058,6 +1059,37 @@ PngFormat output_format(const PngFormat& input, bool result_has_colour) {
     return f;
 }
 
+// Unlike unfiltering, nothing chains: every byte's predictor reads the unfiltered
+// rows alone, so 16 bytes go at a time, in byte lanes. There |b - c| and |a - c| are exact
+// (saturating differences), and |a + b - 2c| fits a byte where it matters: with b - c and a - c of
+// one sign it is their sum, no smaller than either (saturated to 255, it still is), else the
+// difference of the two. The first pixel's left and upper-left neighbours are 0, so its predictor
+// is the byte above. A 2048x2048 RGB image: 11-14 ms as GCC vectorised the scalar loop (32-bit
+// lanes), 65 as -O2 left it scalar.
+void paeth_filter_row(const unsigned char* cur, const unsigned char* prev, unsigned char* out, size_t stride, size_t bpp) {
+    const size_t first = std::min(bpp, stride);
+    for (size_t i = 0; i < first; ++i) out[i] = static_cast<unsigned char>(cur[i] - prev[i]);
+    size_t i = first;
+#if defined(__SSE2__)
+    auto load = [](const unsigned char* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+    auto select = [](__m128i mask, __m128i yes, __m128i no) { return _mm_or_si128(_mm_and_si128(mask, yes), _mm_andnot_si128(mask, no)); };
+    const __m128i zero = _mm_setzero_si128();
+    for (; i + 16 <= stride; i += 16) {
+        const __m128i a = load(cur + i - bpp), b = load(prev + i), c = load(prev + i - bpp);
+        const __m128i b_below = _mm_subs_epu8(c, b), b_above = _mm_subs_epu8(b, c);  // c - b, b - c, clamped at 0
+        const __m128i a_below = _mm_subs_epu8(c, a), a_above = _mm_subs_epu8(a, c);
+        const __m128i pa = _mm_or_si128(b_below, b_above), pb = _mm_or_si128(a_below, a_above);
+        const __m128i one_sign = _mm_cmpeq_epi8(_mm_cmpeq_epi8(b_below, zero), _mm_cmpeq_epi8(a_below, zero));
+        const __m128i pc = select(one_sign, _mm_adds_epu8(pa, pb), _mm_or_si128(_mm_subs_epu8(pa, pb), _mm_subs_epu8(pb, pa)));
+        const __m128i take_a = _mm_cmpeq_epi8(_mm_subs_epu8(pa, _mm_min_epu8(pb, pc)), zero);  // pa <= pb and pa <= pc
+        const __m128i take_b = _mm_cmpeq_epi8(_mm_subs_epu8(pb, pc), zero);                     // pb <= pc
+        const __m128i predictor = select(take_a, a, select(take_b, b, c));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_sub_epi8(load(cur + i), predictor));
+    }
+#endif
+    for (; i < stride; ++i) out[i] = static_cast<unsigned char>(cur[i] - paeth(cur[i - bpp], prev[i], prev[i - bpp]));
+}
+
 namespace {
 
 bool write_header(PngContext* c, const PngFormat* f, int compression, png_uint_32 width, png_uint_32 height) {
@@ -1099,17 +1131,6 @@ bool deflates_itself(const PngFormat& f, int compression) {
     return compression >= 1 && compression <= 4 && plain_rows(f);
 }
 
-// One row filtered: `out` = `cur` less the predictor from it and the row above (`prev`), `bpp`
-// bytes a pixel. GCC's -O2 does not vectorise the loop (its cost model), and vectorised it takes a
-// sixth of the time (a 2048x2048 RGB image: 11-14 ms against 65).
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
-#endif
-void paeth_row(const unsigned char* cur, const unsigned char* prev, unsigned char* out, size_t stride, size_t bpp) {
-    for (size_t i = 0; i < bpp && i < stride; ++i) out[i] = static_cast<unsigned char>(cur[i] - paeth(0, prev[i], 0));
-    for (size_t i = bpp; i < stride; ++i) out[i] = static_cast<unsigned char>(cur[i] - paeth(cur[i - bpp], prev[i], prev[i - bpp]));
-}
-
 // Rows as PNG stores them under Paeth: each row its filter byte (4) then its filtered bytes, 16-bit
 // samples big-endian as the file stores them, the row above kept from one call to the next. 8-bit
 // rows are filtered where they lie; 16-bit rows (in the machine's order) are first copied
@@ -1139,7 +1160,7 @@ public:
                 cur = big;
             }
             out[at] = 4;
-            paeth_row(cur, prev, &out[at + 1], stride_, bpp_);
+            paeth_filter_row(cur, prev, &out[at + 1], stride_, bpp_);
             prev = cur;
         }
         std::memcpy(above_.data(), prev, stride_);

@@ -86,8 +86,9 @@ public:
     /// stream makes two parts of 4 MiB at least, in parts on every core: for a file read alone,
     /// where the cores would otherwise wait) and unfiltered here; anything there not plainly right
     /// (a CRC, the stream, a filter type, a chunk) reads it again through libpng, whose errors and
-    /// tolerances stand.
-    PngSamples read_image(bool parts = false);
+    /// tolerances stand. The samples go into `storage` (an earlier image's, given back so that its
+    /// memory serves again).
+    PngSamples read_image(bool parts = false, std::vector<unsigned char>&& storage = {});
     /// Who decoded the image data: "libdeflate" (read_image() inflating the whole stream),
     /// "inflater, in parts" (the same in parts, inflate.h),
     /// "inflater" (read_rows() inflating as it goes, inflate.h; both unfiltering here, for images
@@ -166,6 +167,11 @@ inline void sample_pixel(const unsigned char* row, int channels, int depth, cons
 Samples image_to_samples(const Image& image, const PngFormat& format);
 /// The quantiser of write_png: v in [0, 1] to the nearest of 0..max (NaN and v <= 0 to 0).
 unsigned quantise_sample(float v, unsigned max);
+
+/// One row under PNG's Paeth filter (type 4), as the fast levels' writer filters every row: `out`
+/// (`stride` bytes) = `cur` less the predictor from its left, upper and upper-left bytes (`bpp`
+/// bytes a pixel back, in `cur` and the row above, `prev`; 0 before the row's start).
+void paeth_filter_row(const unsigned char* cur, const unsigned char* prev, unsigned char* out, size_t stride, size_t bpp);
 
 /// The format an output of `input` is written in: the input's colour type, bit depth, interlacing
 /// and colour metadata, except that

@@ -4,6 +4,7 @@
 #include "app/cli.h"
 #include "app/options.h"
 #include "app/resources.h"
+#include "gl/program.h"
 #include "image/colour.h"
 #include "image/convolve.h"
 #include "image/convolve_fftw.h"
@@ -492,7 +493,7 @@ private:
             if (format.interlaced) w->samples = reader.read_image().samples;
             return std::unique_ptr<FileWork>(std::move(w));
         }
-        PngSamples png = reader.read_image(alone());
+        PngSamples png = reader.read_image(alone(), spare_.take());
         // The GPU conversion covers every case but two, which the CPU converts: premultiplied
         // alpha divided back (a division, which GLSL does not round exactly), and a grey image
         // under a per-channel kernel (whether it comes out grey depends on the whole result).
@@ -564,6 +565,7 @@ private:
         try {
             if (w.path == Path::Samples) {
                 retrying_smaller_tiles(w, done, [&] { convolver_ready().submit(w.samples, w.conversion, w.caps); });
+                spare_.give(std::move(w.samples.data));  // uploaded: for a later file's samples
                 ImageFilter& c = *convolver_;
                 w.times.setup += c.last().setup_ms * 1e-3;
                 w.times.upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
@@ -698,7 +700,7 @@ private:
     void collect_one(std::vector<std::unique_ptr<FileWork>>& done) {
         auto& w = static_cast<Work&>(*queued_.front());
         auto t0 = std::chrono::steady_clock::now();
-        w.samples = convolver_->collect(&w.gpu_ms);
+        w.samples = convolver_->collect(&w.gpu_ms, spare_.take());
         w.times.download += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         w.times.gpu += w.gpu_ms * 1e-3;
         done.push_back(std::move(queued_.front()));
@@ -711,6 +713,7 @@ private:
         if (w.path == Path::Stream) return;  // written as it was filtered
         if (w.path == Path::Samples) {
             write_png_samples(w.job->output, w.samples, w.out_format, o_.force, compression_, alone());
+            spare_.give(std::move(w.samples.data));
             return;
         }
         if (w.path == Path::Spectrum) {
@@ -792,6 +795,7 @@ private:
     MemoryLimits memory_;
     LengthModel lengths_;     // the filter's, for plan_memory()
     std::mutex stream_mutex_;  // one streamed file at a time
+    SpareBuffers spare_{4};    // samples' memory, from uploads and writes to reads and collects
     std::exception_ptr prepare_error_;  // gpu_prepare()'s, for file 0
     std::unique_ptr<ImageFilter> convolver_;  // the public API's (gpufft/gpufft.h)
     std::unique_ptr<FftwConvolver> fftw_;
@@ -855,10 +859,10 @@ int FilterBatch::run() {
             if (s.busy / s.capacity > top->busy / top->capacity) top = &s;
         std::fprintf(stderr,
                      "%s: setup (s): %.2f before the batch (GL context, kernel), %.2f on the GL thread (transforms, "
-                     "programs, kernel spectra)\n"
+                     "programs, kernel spectra; programs compiled and linked in %.2f)\n"
                      "%s: stage totals (s): decode %.2f, filter %.2f, upload %.2f, GPU %.2f, download %.2f, encode %.2f; "
                      "waiting: workers %.2f, GL thread %.2f; GPU busy %.1f%%; bottleneck: %s (%.0f%% of %s)\n",
-                     kTool, before_batch, totals.setup, kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
+                     kTool, before_batch, totals.setup, ProgramCache::seconds(), kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
                      totals.worker_wait, totals.gpu_thread_wait, 100.0 * totals.gpu / seconds, top->name,
                      100.0 * top->busy / top->capacity, top->who.c_str());
     }
