@@ -4,6 +4,13 @@
 set -u
 bin=${1:-bin}
 passed=0 failed=0
+# The programs' binaries (src/gl/program_binaries.h) in a directory of this run's own, not the
+# user's cache: the first test to link a program keeps it, later ones link it from there.
+if [ -z "${GPUFFT_PROGRAM_CACHE+set}" ]; then
+    GPUFFT_PROGRAM_CACHE=$(mktemp -d /tmp/gpufft-programs-XXXXXX) || exit 1
+    export GPUFFT_PROGRAM_CACHE
+    trap 'rm -rf "$GPUFFT_PROGRAM_CACHE"' EXIT
+fi
 run_one() {
     local name=$1; shift
     echo "== $name"

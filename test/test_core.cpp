@@ -11,9 +11,14 @@
 #include "reference/reference.h"
 #include "fft/tuning.h"
 #include "fft/twiddle.h"
+#include "gl/program.h"
 #include "image/convolve.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <complex>
 #include <map>
 #include <random>
@@ -1487,6 +1492,80 @@ TEST(point_symmetric_kernels_multiply_by_a_real_spectrum) {
 // nothing it does not run: a Filter compiles the forward (its kernel's spectrum) and the multiply
 // its kernel takes when the kernel is set, so that applying it or running forward() compiles
 // nothing more; the complex multiply and the inverse's columns wait until something runs them.
+// Programs linked once are kept as the driver's binaries (program_binaries.h) and linked from them
+// by later caches: the same results, nothing compiled; a binary whose check or length is wrong is
+// compiled again and replaced; "off" and a directory that cannot be made keep nothing.
+TEST(programs_link_from_their_binaries_kept_on_disk) {
+    test::context();
+    if (!ComputeFft::supported()) return;
+    const char* before = std::getenv("GPUFFT_PROGRAM_CACHE");
+    const std::string saved = before ? before : "";
+    char tmpl[] = "/tmp/gpufft-binaries-XXXXXX";
+    const std::string dir = mkdtemp(tmpl);
+    setenv("GPUFFT_PROGRAM_CACHE", dir.c_str(), 1);
+    FftOptions o;
+    o.backend = Backend::Compute;
+    const Size s{40, 24};
+    const std::vector<float> image = test::random_image(s, 7), k = test::random_image(s, 8);
+    auto filtered = [&](size_t& programs) {
+        ProgramCache cache;
+        ComputeFft fft(cache, s.m, s.n, o);
+        Filter f(fft, k);
+        std::vector<float> out = f.apply(image);
+        programs = cache.size();
+        return out;
+    };
+    auto files = [&] {
+        std::vector<std::string> names;
+        for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().string());
+        return names;
+    };
+    size_t programs = 0;
+    long loaded = ProgramBinaries::loaded(), stored = ProgramBinaries::stored();
+    const std::vector<float> first = filtered(programs);
+    const long made = ProgramBinaries::stored() - stored;
+    if (!ProgramBinaries::current().on()) {
+        std::printf("     (this GL offers no program binary formats: nothing kept)\n");
+    } else {
+        EXPECT(made == static_cast<long>(programs) && files().size() == programs && ProgramBinaries::loaded() == loaded, made,
+               " binaries kept of ", programs, " programs, ", files().size(), " files");
+        loaded = ProgramBinaries::loaded(), stored = ProgramBinaries::stored();
+        EXPECT(filtered(programs) == first && ProgramBinaries::loaded() - loaded == static_cast<long>(programs) &&
+                   ProgramBinaries::stored() == stored,
+               ProgramBinaries::loaded() - loaded, " of ", programs, " programs linked from their binaries, or other results");
+        // Every file's check hash changed, or the file cut short: refused before the driver sees it.
+        bool cut = false;
+        for (const std::string& f : files()) {
+            std::ifstream in(f, std::ios::binary);
+            std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            in.close();
+            if (cut) bytes.resize(bytes.size() - 1);
+            else bytes[9] = static_cast<char>(bytes[9] ^ 1);
+            cut = !cut;
+            std::ofstream(f, std::ios::binary | std::ios::trunc) << bytes;
+        }
+        loaded = ProgramBinaries::loaded(), stored = ProgramBinaries::stored();
+        EXPECT(filtered(programs) == first && ProgramBinaries::loaded() == loaded &&
+                   ProgramBinaries::stored() - stored == static_cast<long>(programs),
+               "broken binaries: ", ProgramBinaries::loaded() - loaded, " linked, ", ProgramBinaries::stored() - stored, " kept again");
+        loaded = ProgramBinaries::loaded();
+        EXPECT(filtered(programs) == first && ProgramBinaries::loaded() - loaded == static_cast<long>(programs),
+               "the binaries kept again: ", ProgramBinaries::loaded() - loaded, " linked");
+    }
+    // Off, and a directory under a file: nothing kept, the same results.
+    for (const std::string& where : {std::string("off"), dir + "/" + "x/y"}) {
+        if (where != "off") std::ofstream(dir + "/x") << "a file";
+        setenv("GPUFFT_PROGRAM_CACHE", where.c_str(), 1);
+        stored = ProgramBinaries::stored(), loaded = ProgramBinaries::loaded();
+        EXPECT(!ProgramBinaries::current().on() && filtered(programs) == first && ProgramBinaries::stored() == stored &&
+                   ProgramBinaries::loaded() == loaded,
+               where, ": binaries kept or linked");
+    }
+    if (before) setenv("GPUFFT_PROGRAM_CACHE", saved.c_str(), 1);
+    else unsetenv("GPUFFT_PROGRAM_CACHE");
+    std::filesystem::remove_all(dir);
+}
+
 TEST(compute_programs_compile_per_use) {
     test::context();
     if (!ComputeFft::supported()) return;

@@ -69,7 +69,7 @@ std::string describe(const ProgramSpec& spec) {
 // "2:14(3)" means line 14 of the second file listed in the error message. The status is not asked
 // for here: a driver with parallel shader compiling (KHR/ARB_parallel_shader_compile) goes on
 // compiling in the background until check_compiled() or the link needs the result.
-GLuint start_compile(GLenum stage, const std::vector<std::string>& files, const ProgramSpec& spec) {
+std::vector<std::string> source_strings(GLenum stage, const std::vector<std::string>& files, const ProgramSpec& spec) {
     const bool compute = stage == GL_COMPUTE_SHADER;
     std::vector<std::string> parts;
     parts.push_back(compute ? "#version 430\n"
@@ -80,6 +80,10 @@ GLuint start_compile(GLenum stage, const std::vector<std::string>& files, const 
     const char* first_line = compute ? "#line 1 " : "#line 0 ";
     for (size_t i = 0; i < files.size(); ++i)
         parts.push_back(first_line + std::to_string(i + 1) + "\n" + program_source(files[i]));
+    return parts;
+}
+
+GLuint start_compile(GLenum stage, const std::vector<std::string>& parts) {
     std::vector<const char*> ptrs;
     for (const std::string& p : parts) ptrs.push_back(p.c_str());
 
@@ -142,9 +146,19 @@ bool ProgramSpec::operator<(const ProgramSpec& o) const {
 GlProgram::GlProgram(const ProgramSpec& spec) : GlProgram(Pending(spec)) {}
 
 GlProgram::Pending::Pending(const ProgramSpec& spec) : spec_(spec) {
-    for (const auto& [stage, files] : stages_of(spec)) shaders_.push_back(start_compile(stage, files, spec));
+    StageSources sources;
+    for (const auto& [stage, files] : stages_of(spec)) sources.emplace_back(stage, source_strings(stage, files, spec));
     program_ = ProgramHandle(glCreateProgram());
     const GLuint id = program_.get();
+    // A binary kept by an earlier process (program_binaries.h) links now, with nothing to compile.
+    const ProgramBinaries binaries = ProgramBinaries::current();
+    if (binaries.on()) {
+        key_ = ProgramBinaries::key_of(sources);
+        if (binaries.load(id, key_)) return;
+        ProgramBinaries::retrievable(id);
+        store_ = true;
+    }
+    for (const auto& [stage, parts] : sources) shaders_.push_back(start_compile(stage, parts));
     for (GLuint s : shaders_) glAttachShader(id, s);
     if (!spec.vertex.empty()) {
         glBindAttribLocation(id, kPositionAttribute, "a_position");
@@ -173,6 +187,7 @@ GlProgram::GlProgram(Pending&& pending) {
         const std::string log = info_log(id, glGetProgramiv, glGetProgramInfoLog);
         throw GlError("cannot link " + describe(spec) + ": " + log);
     }
+    if (pending.store_) ProgramBinaries::current().store(id, pending.key_);
     ProgramHandle program = std::move(pending.program_);
     for (size_t i = 0; i < locations_.size(); ++i) locations_[i] = glGetUniformLocation(id, kUniformNames[i]);
     // Samplers are fixed to texture units once: source 0, kernel 1, twiddles 2, planes 3, stored

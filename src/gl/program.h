@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gl/handle.h"
+#include "gl/program_binaries.h"
 
 #include <array>
 #include <map>
@@ -54,7 +55,9 @@ public:
     private:
         friend class GlProgram;
         ProgramSpec spec_;
-        std::vector<GLuint> shaders_;
+        std::vector<GLuint> shaders_;  // none where the program was linked from its binary
+        ProgramBinaries::Key key_;
+        bool store_ = false;  // keep the binary once linked
         ProgramHandle program_;
     };
 

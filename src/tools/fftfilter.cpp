@@ -859,10 +859,10 @@ int FilterBatch::run() {
             if (s.busy / s.capacity > top->busy / top->capacity) top = &s;
         std::fprintf(stderr,
                      "%s: setup (s): %.2f before the batch (GL context, kernel), %.2f on the GL thread (transforms, "
-                     "programs, kernel spectra; programs compiled and linked in %.2f)\n"
+                     "programs, kernel spectra; programs %.2f, %ld linked from their kept binaries)\n"
                      "%s: stage totals (s): decode %.2f, filter %.2f, upload %.2f, GPU %.2f, download %.2f, encode %.2f; "
                      "waiting: workers %.2f, GL thread %.2f; GPU busy %.1f%%; bottleneck: %s (%.0f%% of %s)\n",
-                     kTool, before_batch, totals.setup, ProgramCache::seconds(), kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
+                     kTool, before_batch, totals.setup, ProgramCache::seconds(), ProgramBinaries::loaded(), kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
                      totals.worker_wait, totals.gpu_thread_wait, 100.0 * totals.gpu / seconds, top->name,
                      100.0 * top->busy / top->capacity, top->who.c_str());
     }
