@@ -14,6 +14,9 @@
 #include "gl/program.h"
 #include "image/convolve.h"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -1529,10 +1532,16 @@ TEST(programs_link_from_their_binaries_kept_on_disk) {
     } else {
         EXPECT(made == static_cast<long>(programs) && files().size() == programs && ProgramBinaries::loaded() == loaded, made,
                " binaries kept of ", programs, " programs, ", files().size(), " files");
+        // Each binary linked is marked used (its time is what pruning goes by).
+        const auto now = std::filesystem::file_time_type::clock::now();
+        for (const std::string& f : files()) std::filesystem::last_write_time(f, now - std::chrono::hours(10));
         loaded = ProgramBinaries::loaded(), stored = ProgramBinaries::stored();
         EXPECT(filtered(programs) == first && ProgramBinaries::loaded() - loaded == static_cast<long>(programs) &&
                    ProgramBinaries::stored() == stored,
                ProgramBinaries::loaded() - loaded, " of ", programs, " programs linked from their binaries, or other results");
+        size_t marked = 0;
+        for (const std::string& f : files()) marked += std::filesystem::last_write_time(f) > now - std::chrono::hours(1);
+        EXPECT(marked == programs, marked, " of ", programs, " binaries marked used when linked");
         // Every file's check hash changed, or the file cut short: refused before the driver sees it.
         bool cut = false;
         for (const std::string& f : files()) {
@@ -1564,6 +1573,54 @@ TEST(programs_link_from_their_binaries_kept_on_disk) {
     if (before) setenv("GPUFFT_PROGRAM_CACHE", saved.c_str(), 1);
     else unsetenv("GPUFFT_PROGRAM_CACHE");
     std::filesystem::remove_all(dir);
+}
+
+// Past ProgramBinaries::max_bytes, a store removes the least recently used binaries until three
+// quarters remain: the oldest go, the newest and the one just kept stay.
+TEST(program_binaries_keep_the_last_used_under_their_bound) {
+    test::context();
+    namespace fs = std::filesystem;
+    const char* before = std::getenv("GPUFFT_PROGRAM_CACHE");
+    const std::string saved = before ? before : "";
+    char tmpl[] = "/tmp/gpufft-binaries-XXXXXX";
+    const std::string dir = mkdtemp(tmpl);
+    setenv("GPUFFT_PROGRAM_CACHE", dir.c_str(), 1);
+    if (ProgramBinaries::current().on()) {
+        // Ten binaries of 100 KB, the first used ten hours ago, the last one hour ago.
+        const std::uintmax_t fake = 100000, limit = ProgramBinaries::max_bytes;
+        const auto now = fs::file_time_type::clock::now();
+        for (int i = 0; i < 10; ++i) {
+            const std::string f = dir + "/old" + std::to_string(i) + ".bin";
+            std::ofstream(f, std::ios::binary) << std::string(fake, 'x');
+            fs::last_write_time(f, now - std::chrono::hours(10 - i));
+        }
+        std::ofstream(dir + "/other.txt") << std::string(fake, 'y');  // not a binary: never counted or removed
+        ProgramBinaries::max_bytes = 10 * fake + 1000;
+        ProgramCache cache;
+        const long stored = ProgramBinaries::stored();
+        cache.get({"", "serialize.comp", {"GPUFFT_TEST_PRUNE " + std::to_string(getpid())}, false});
+        ProgramBinaries::max_bytes = limit;
+        std::uintmax_t total = 0;
+        int first_left = 10, olds = 0;
+        bool kept = false;
+        for (const auto& e : fs::directory_iterator(dir)) {
+            const std::string name = e.path().filename().string();
+            if (e.path().extension() != ".bin") continue;
+            total += e.file_size();
+            if (name.rfind("old", 0) == 0) {
+                first_left = std::min(first_left, std::stoi(name.substr(3)));
+                ++olds;
+            } else {
+                kept = true;
+            }
+        }
+        EXPECT(ProgramBinaries::stored() == stored + 1 && kept && total <= (10 * fake + 1000) / 4 * 3 && olds == 10 - first_left &&
+                   olds > 0 && fs::exists(dir + "/other.txt"),
+               "after pruning: ", total, " bytes, ", olds, " old binaries from old", first_left, kept ? "" : ", the new one gone");
+    }
+    if (before) setenv("GPUFFT_PROGRAM_CACHE", saved.c_str(), 1);
+    else unsetenv("GPUFFT_PROGRAM_CACHE");
+    fs::remove_all(dir);
 }
 
 TEST(compute_programs_compile_per_use) {

@@ -103,8 +103,11 @@ bool ProgramBinaries::load(GLuint program, const Key& k) const {
     GLint ok = 0;
     glGetProgramiv(program, GL_LINK_STATUS, &ok);
     while (glGetError() != GL_NO_ERROR) {}  // a format the driver no longer takes: compiled instead
-    if (ok) ++loaded_count;
-    return ok != 0;
+    if (!ok) return false;
+    ++loaded_count;
+    std::error_code e;  // used now: the last to go when the directory is pruned
+    std::filesystem::last_write_time(path_of(k), std::filesystem::file_time_type::clock::now(), e);
+    return true;
 }
 
 void ProgramBinaries::retrievable(GLuint program) { glProgramParameteri(program, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE); }
@@ -136,8 +139,42 @@ void ProgramBinaries::store(GLuint program, const Key& k) const {
             return;
         }
     }
-    if (std::rename(temp.c_str(), path.c_str()) != 0) std::remove(temp.c_str());
-    else ++stored_count;
+    if (std::rename(temp.c_str(), path.c_str()) != 0) {
+        std::remove(temp.c_str());
+        return;
+    }
+    ++stored_count;
+    prune();
+}
+
+std::uintmax_t ProgramBinaries::max_bytes = std::uintmax_t(256) << 20;
+
+void ProgramBinaries::prune() const {
+    namespace fs = std::filesystem;
+    struct Entry {
+        fs::file_time_type used;
+        std::uintmax_t bytes;
+        fs::path path;
+    };
+    std::vector<Entry> entries;
+    std::uintmax_t total = 0;
+    std::error_code e;
+    for (fs::directory_iterator it(directory_, e), end; !e && it != end; it.increment(e)) {
+        if (it->path().extension() != ".bin") continue;
+        std::error_code f;
+        const std::uintmax_t bytes = it->file_size(f);
+        const fs::file_time_type used = it->last_write_time(f);
+        if (f) continue;
+        entries.push_back({used, bytes, it->path()});
+        total += bytes;
+    }
+    if (total <= max_bytes) return;
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+    for (const Entry& x : entries) {
+        if (total <= max_bytes / 4 * 3) break;
+        std::error_code f;
+        if (fs::remove(x.path, f)) total -= x.bytes;
+    }
 }
 
 long ProgramBinaries::loaded() { return loaded_count.load(); }

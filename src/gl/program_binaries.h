@@ -11,7 +11,8 @@
 // a second hash of the same, checked before the driver sees it; the driver refuses binaries of
 // another driver version itself (the program then does not link and is compiled from source). The
 // cache is a convenience: a directory that cannot be made or written, or a file that cannot be
-// read, changes nothing but the time.
+// read, changes nothing but the time. It is kept under max_bytes (256 MiB), the least recently
+// linked binaries removed first.
 #pragma once
 
 #include "gl/gl.h"
@@ -49,10 +50,15 @@ public:
     /// Programs linked from binaries, and binaries written, by this process (for tests and -v).
     static long loaded();
     static long stored();
+    /// The directory's binaries are kept under this many bytes (default 256 MiB: a grid size's
+    /// programs take 1-2 MB): past it, after a store, the least recently used go until it holds
+    /// three quarters. Tests set it.
+    static std::uintmax_t max_bytes;
 
 private:
     std::string directory_;
     std::string path_of(const Key& k) const;
+    void prune() const;
 };
 
 }  // namespace gpufft

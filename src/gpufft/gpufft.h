@@ -16,6 +16,11 @@
 //   call returns (also when it throws). Objects the filter made stay alive until it is destroyed,
 //   which must happen with the same context current.
 // - Every failure throws gpufft::Error (gpufft/error.h) with a one-line message.
+// - The GLSL programs a filter links are kept as the driver's binaries in $XDG_CACHE_HOME/gpufft
+//   (else ~/.cache/gpufft) and later processes link them from there instead of compiling them;
+//   GPUFFT_PROGRAM_CACHE=DIR keeps them in DIR, GPUFFT_PROGRAM_CACHE=off keeps none. At most 256
+//   MiB are kept (the least recently used go first); a cache that cannot be written changes
+//   nothing but the time.
 // - Textures are GL images: texel row 0 is the bottom row. Kernels are given top row first (as a
 //   PNG shows them) and are mirrored to match.
 #pragma once
