@@ -5,6 +5,7 @@
 #include "png_fixture.h"
 #include "tool.h"
 
+#include "app/batch.h"
 #include "fft/filter.h"
 #include "reference/reference.h"
 #include "image/colour.h"
@@ -712,6 +713,25 @@ TEST(samples_come_back_alike_mapped_or_copied) {
                    depth, "-bit image ", i, ": the ways give other samples");
         }
     }
+}
+
+TEST(spare_buffers_keep_what_their_bounds_allow) {
+    // The last given comes back first, its bytes and capacity as they were; past the count or the
+    // bytes, a buffer given is freed; empty buffers are not kept.
+    SpareBuffers spare(2, 1000);
+    EXPECT(spare.take().capacity() == 0, "a buffer from nothing");
+    std::vector<unsigned char> a(300, 1), b(400, 2), c(100, 3), big(900, 4), none;
+    spare.give(std::move(a));
+    spare.give(std::move(none));
+    spare.give(std::move(b));
+    spare.give(std::move(c));  // a third: past the count
+    EXPECT(a.empty() && b.empty() && c.empty(), "given buffers left with the caller");
+    std::vector<unsigned char> first = spare.take(), second = spare.take(), third = spare.take();
+    EXPECT(first == std::vector<unsigned char>(400, 2) && second == std::vector<unsigned char>(300, 1) && third.capacity() == 0,
+           "taken: ", first.size(), ", ", second.size(), ", ", third.size(), " bytes");
+    spare.give(std::move(first));
+    spare.give(std::move(big));  // 400 + 900 > 1000
+    EXPECT(spare.take().size() == 400 && spare.take().capacity() == 0, "a buffer past the bytes kept");
 }
 
 TEST(images_read_alike_into_memory_given_back) {

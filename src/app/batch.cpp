@@ -28,6 +28,7 @@ std::vector<unsigned char> SpareBuffers::take() {
     if (spare_.empty()) return {};
     std::vector<unsigned char> buffer = std::move(spare_.back());
     spare_.pop_back();
+    held_ -= buffer.capacity();
     return buffer;
 }
 
@@ -35,7 +36,9 @@ void SpareBuffers::give(std::vector<unsigned char>&& buffer) {
     if (buffer.capacity() == 0) return;
     std::vector<unsigned char> given = std::move(buffer);  // the caller's is empty either way
     std::lock_guard<std::mutex> lock(mutex_);
-    if (spare_.size() < limit_) spare_.push_back(std::move(given));
+    if (spare_.size() >= limit_ || held_ + given.capacity() > bytes_) return;  // freed as it goes
+    held_ += given.capacity();
+    spare_.push_back(std::move(given));
 }
 
 int hardware_threads() {

@@ -64,10 +64,10 @@ struct BatchOptions {
 /// Sample memory passed from the stage done with it to the next that needs some (any thread): a
 /// batch's images are mostly of one size, and memory that fresh is zero-filled and faulted in a
 /// page at a time (a 2048x2048 RGB image's 12.6 MB: as long as copying it), where memory given
-/// back is used as it is. At most `limit` buffers wait; more are freed.
+/// back is used as it is. At most `limit` buffers and `bytes` of capacity wait; more are freed.
 class SpareBuffers {
 public:
-    explicit SpareBuffers(size_t limit) : limit_(limit) {}
+    SpareBuffers(size_t limit, size_t bytes) : limit_(limit), bytes_(bytes) {}
     /// The last buffer given back (its size and capacity as they were), or an empty one.
     std::vector<unsigned char> take();
     void give(std::vector<unsigned char>&& buffer);
@@ -75,7 +75,8 @@ public:
 private:
     std::mutex mutex_;
     std::vector<std::vector<unsigned char>> spare_;
-    const size_t limit_;
+    size_t held_ = 0;  // their capacity
+    const size_t limit_, bytes_;
 };
 
 /// Runs the batch of `count` files; returns the summed stage times (waits included).

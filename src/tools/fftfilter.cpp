@@ -795,7 +795,9 @@ private:
     MemoryLimits memory_;
     LengthModel lengths_;     // the filter's, for plan_memory()
     std::mutex stream_mutex_;  // one streamed file at a time
-    SpareBuffers spare_{4};    // samples' memory, from uploads and writes to reads and collects
+    // Samples' memory, from uploads and writes to reads and collects: four 2048x2048 RGB images'
+    // worth, two of 6000x6000; larger images' memory is freed as before.
+    SpareBuffers spare_{4, size_t(256) << 20};
     std::exception_ptr prepare_error_;  // gpu_prepare()'s, for file 0
     std::unique_ptr<ImageFilter> convolver_;  // the public API's (gpufft/gpufft.h)
     std::unique_ptr<FftwConvolver> fftw_;
