@@ -1542,21 +1542,25 @@ TEST(programs_link_from_their_binaries_kept_on_disk) {
         size_t marked = 0;
         for (const std::string& f : files()) marked += std::filesystem::last_write_time(f) > now - std::chrono::hours(1);
         EXPECT(marked == programs, marked, " of ", programs, " binaries marked used when linked");
-        // Every file's check hash changed, or the file cut short: refused before the driver sees it.
-        bool cut = false;
+        // Every file's check hash changed, the file cut short, or a byte of its binary changed:
+        // refused before the driver sees it.
+        int kind = 0;
         for (const std::string& f : files()) {
             std::ifstream in(f, std::ios::binary);
             std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
             in.close();
-            if (cut) bytes.resize(bytes.size() - 1);
-            else bytes[9] = static_cast<char>(bytes[9] ^ 1);
-            cut = !cut;
+            if (kind == 0) bytes[9] = static_cast<char>(bytes[9] ^ 1);
+            else if (kind == 1) bytes.resize(bytes.size() - 1);
+            else bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+            kind = (kind + 1) % 3;
             std::ofstream(f, std::ios::binary | std::ios::trunc) << bytes;
         }
+        const long offered = ProgramBinaries::offered();
         loaded = ProgramBinaries::loaded(), stored = ProgramBinaries::stored();
-        EXPECT(filtered(programs) == first && ProgramBinaries::loaded() == loaded &&
+        EXPECT(filtered(programs) == first && ProgramBinaries::offered() == offered && ProgramBinaries::loaded() == loaded &&
                    ProgramBinaries::stored() - stored == static_cast<long>(programs),
-               "broken binaries: ", ProgramBinaries::loaded() - loaded, " linked, ", ProgramBinaries::stored() - stored, " kept again");
+               "broken binaries: ", ProgramBinaries::offered() - offered, " given to the driver, ", ProgramBinaries::loaded() - loaded,
+               " linked, ", ProgramBinaries::stored() - stored, " kept again");
         loaded = ProgramBinaries::loaded();
         EXPECT(filtered(programs) == first && ProgramBinaries::loaded() - loaded == static_cast<long>(programs),
                "the binaries kept again: ", ProgramBinaries::loaded() - loaded, " linked");

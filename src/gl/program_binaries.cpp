@@ -1,5 +1,6 @@
 #include "gl/program_binaries.h"
 
+#include <libdeflate.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,11 +16,12 @@ namespace gpufft {
 
 namespace {
 
-std::atomic<long> loaded_count{0}, stored_count{0}, temp_count{0};
+std::atomic<long> offered_count{0}, loaded_count{0}, stored_count{0}, temp_count{0};
 
-// The file: this magic, the check hash, the binary's format and length, then the binary.
-constexpr char kMagic[8] = {'g', 'p', 'u', 'f', 'f', 't', 'p', '1'};
-constexpr size_t kHeader = sizeof kMagic + 8 + 4 + 4;
+// The file: this magic, the check hash, the binary's format, length and CRC-32, then the binary
+// (a binary damaged on disk is never given to a driver, which may not check it).
+constexpr char kMagic[8] = {'g', 'p', 'u', 'f', 'f', 't', 'p', '2'};
+constexpr size_t kHeader = sizeof kMagic + 8 + 4 + 4 + 4;
 
 // The cache's directory ("" when off), made if missing; read from the environment each time (a
 // program compile's worth of work is far more).
@@ -93,12 +95,15 @@ bool ProgramBinaries::load(GLuint program, const Key& k) const {
     const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (file.size() <= kHeader || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0) return false;
     uint64_t check = 0;
-    uint32_t format = 0, length = 0;
+    uint32_t format = 0, length = 0, crc = 0;
     std::memcpy(&check, file.data() + 8, 8);
     std::memcpy(&format, file.data() + 16, 4);
     std::memcpy(&length, file.data() + 20, 4);
-    if (check != k.check || length != file.size() - kHeader) return false;
+    std::memcpy(&crc, file.data() + 24, 4);
+    if (check != k.check || length != file.size() - kHeader || libdeflate_crc32(0, file.data() + kHeader, length) != crc)
+        return false;
     while (glGetError() != GL_NO_ERROR) {}
+    ++offered_count;
     glProgramBinary(program, format, file.data() + kHeader, static_cast<GLsizei>(length));
     GLint ok = 0;
     glGetProgramiv(program, GL_LINK_STATUS, &ok);
@@ -123,10 +128,12 @@ void ProgramBinaries::store(GLuint program, const Key& k) const {
     while (glGetError() != GL_NO_ERROR) {}
     if (got <= 0) return;
     const uint32_t format32 = format, length32 = static_cast<uint32_t>(got);
+    const uint32_t crc = libdeflate_crc32(0, file.data() + kHeader, length32);
     std::memcpy(file.data(), kMagic, sizeof kMagic);
     std::memcpy(file.data() + 8, &k.check, 8);
     std::memcpy(file.data() + 16, &format32, 4);
     std::memcpy(file.data() + 20, &length32, 4);
+    std::memcpy(file.data() + 24, &crc, 4);
     // Whole or not at all, whichever process writes it last: a file of this process's own, renamed.
     const std::string path = path_of(k);
     const std::string temp = path + "." + std::to_string(getpid()) + "." + std::to_string(temp_count++) + ".tmp";
@@ -177,6 +184,7 @@ void ProgramBinaries::prune() const {
     }
 }
 
+long ProgramBinaries::offered() { return offered_count.load(); }
 long ProgramBinaries::loaded() { return loaded_count.load(); }
 long ProgramBinaries::stored() { return stored_count.load(); }
 

@@ -8,7 +8,7 @@
 // Where: $GPUFFT_PROGRAM_CACHE if set ("off" or empty: no cache), else $XDG_CACHE_HOME/gpufft,
 // else $HOME/.cache/gpufft. A binary is named by a hash of everything its program is made of (the
 // GL's vendor, renderer and version strings, each stage's source text with its defines) and holds
-// a second hash of the same, checked before the driver sees it; the driver refuses binaries of
+// a second hash of the same and the binary's CRC-32, both checked before the driver sees it; the driver refuses binaries of
 // another driver version itself (the program then does not link and is compiled from source). The
 // cache is a convenience: a directory that cannot be made or written, or a file that cannot be
 // read, changes nothing but the time. It is kept under max_bytes (256 MiB), the least recently
@@ -47,7 +47,9 @@ public:
     /// Keeps the binary of `program` (linked, retrievable()) as `key`'s.
     void store(GLuint program, const Key& key) const;
 
-    /// Programs linked from binaries, and binaries written, by this process (for tests and -v).
+    /// Binaries given to the driver, programs linked from them, and binaries written, by this
+    /// process (for tests and -v).
+    static long offered();
     static long loaded();
     static long stored();
     /// The directory's binaries are kept under this many bytes (default 256 MiB: a grid size's
