@@ -55,8 +55,13 @@ private:
 };
 
 /// Where runs_pay() looks in `length` bytes: (first byte, bytes) of bands of 32 KiB spread over
-/// them (one a MiB, 2 to 8), or all of them where they are 128 KiB or less.
-std::vector<std::pair<size_t, size_t>> runs_sample(size_t length);
+/// them (one a MiB, `fewest` to 8, each in the middle of its share), or all of them where they are
+/// 128 KiB or less. A whole image's writer takes at least 4: of the 54 outputs of `make demo` that
+/// the fast writer codes, two then take the coder that makes over 2% more bytes than the other
+/// (eight did with 2 bands at the first and last rows, which saw a render's background and not
+/// the object between). A streamed part of 1-2 MiB takes 2 (more would cost its coding a quarter
+/// more).
+std::vector<std::pair<size_t, size_t>> runs_sample(size_t length, size_t fewest = 2);
 /// Whether the run coder codes these bands (runs_sample()'s, of the filtered rows) no larger in
 /// all than libdeflate's `level` does, each band coded alone both ways.
 bool runs_pay(const std::vector<std::pair<const unsigned char*, size_t>>& bands, int level);

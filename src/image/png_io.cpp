@@ -1247,7 +1247,7 @@ bool write_deflated(FILE* file, const Samples& s, int level) {
     size_t size = 0;
     std::vector<std::vector<unsigned char>> band_rows;
     std::vector<std::pair<const unsigned char*, size_t>> bands;
-    for (const auto& [first, bytes] : runs_sample(total)) {
+    for (const auto& [first, bytes] : runs_sample(total, 4)) {
         band_rows.emplace_back();
         bands.emplace_back(filtered_range(s, first, bytes, band_rows.back()), bytes);
     }
