@@ -151,10 +151,10 @@ GlProgram::Pending::Pending(const ProgramSpec& spec) : spec_(spec) {
     program_ = ProgramHandle(glCreateProgram());
     const GLuint id = program_.get();
     // A binary kept by an earlier process (program_binaries.h) links now, with nothing to compile.
-    const ProgramBinaries binaries = ProgramBinaries::current();
-    if (binaries.on()) {
+    binaries_ = ProgramBinaries::current();
+    if (binaries_.on()) {
         key_ = ProgramBinaries::key_of(sources);
-        if (binaries.load(id, key_)) return;
+        if (binaries_.load(id, key_)) return;
         ProgramBinaries::retrievable(id);
         store_ = true;
     }
@@ -187,7 +187,7 @@ GlProgram::GlProgram(Pending&& pending) {
         const std::string log = info_log(id, glGetProgramiv, glGetProgramInfoLog);
         throw GlError("cannot link " + describe(spec) + ": " + log);
     }
-    if (pending.store_) ProgramBinaries::current().store(id, pending.key_);
+    if (pending.store_) pending.binaries_.store(id, pending.key_);
     ProgramHandle program = std::move(pending.program_);
     for (size_t i = 0; i < locations_.size(); ++i) locations_[i] = glGetUniformLocation(id, kUniformNames[i]);
     // Samplers are fixed to texture units once: source 0, kernel 1, twiddles 2, planes 3, stored

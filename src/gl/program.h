@@ -56,8 +56,9 @@ public:
         friend class GlProgram;
         ProgramSpec spec_;
         std::vector<GLuint> shaders_;  // none where the program was linked from its binary
+        ProgramBinaries binaries_;     // where its binary was looked for
         ProgramBinaries::Key key_;
-        bool store_ = false;  // keep the binary once linked
+        bool store_ = false;  // keep the binary there once linked
         ProgramHandle program_;
     };
 

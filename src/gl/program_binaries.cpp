@@ -90,7 +90,8 @@ std::string ProgramBinaries::path_of(const Key& k) const {
 
 bool ProgramBinaries::load(GLuint program, const Key& k) const {
     if (!on()) return false;
-    std::ifstream in(path_of(k), std::ios::binary);
+    const std::string path = path_of(k);
+    std::ifstream in(path, std::ios::binary);
     if (!in) return false;
     const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (file.size() <= kHeader || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0) return false;
@@ -111,7 +112,7 @@ bool ProgramBinaries::load(GLuint program, const Key& k) const {
     if (!ok) return false;
     ++loaded_count;
     std::error_code e;  // used now: the last to go when the directory is pruned
-    std::filesystem::last_write_time(path_of(k), std::filesystem::file_time_type::clock::now(), e);
+    std::filesystem::last_write_time(path, std::filesystem::file_time_type::clock::now(), e);
     return true;
 }
 

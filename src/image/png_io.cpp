@@ -1065,7 +1065,8 @@ PngFormat output_format(const PngFormat& input, bool result_has_colour) {
 // one sign it is their sum, no smaller than either (saturated to 255, it still is), else the
 // difference of the two. The first pixel's left and upper-left neighbours are 0, so its predictor
 // is the byte above. A 2048x2048 RGB image: 11-14 ms as GCC vectorised the scalar loop (32-bit
-// lanes), 65 as -O2 left it scalar.
+// lanes), 65 as -O2 left it scalar; unfiltering's predictor (Paeth::of) on the two halves in
+// 16-bit lanes would serve too, at 2% more of a whole write's time (30.7 against 30.0 ms here).
 void paeth_filter_row(const unsigned char* cur, const unsigned char* prev, unsigned char* out, size_t stride, size_t bpp) {
     const size_t first = std::min(bpp, stride);
     for (size_t i = 0; i < first; ++i) out[i] = static_cast<unsigned char>(cur[i] - prev[i]);
