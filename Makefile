@@ -163,7 +163,7 @@ FUZZ_CXX     ?= clang++
 FUZZ_SECONDS ?= 600
 FUZZ_OBJ     := obj-fuzz
 FUZZ_FLAGS   := -std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_SRC     := src/image/png_io.cpp src/image/inflate.cpp src/image/deflate.cpp src/image/kernels.cpp src/image/files.cpp src/reference/reference.cpp src/base/parse.cpp
+FUZZ_SRC     := src/image/png_io.cpp src/base/core_pool.cpp src/image/inflate.cpp src/image/deflate.cpp src/image/kernels.cpp src/image/files.cpp src/reference/reference.cpp src/base/parse.cpp
 FUZZ_LIBOBJ  := $(FUZZ_SRC:%.cpp=$(FUZZ_OBJ)/%.o)
 FUZZERS      := $(BIN)/fuzz/fuzz_png $(BIN)/fuzz/fuzz_kernel
 

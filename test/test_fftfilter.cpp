@@ -11,6 +11,7 @@
 #include "image/colour.h"
 #include "image/files.h"
 #include "image/deflate.h"
+#include "image/gpu_deflate.h"
 #include "image/gpu_samples.h"
 #include "image/inflate.h"
 #include "image/convolve.h"
@@ -1713,6 +1714,151 @@ TEST(run_coder_streams_read_as_written) {
     fixture::Bytes one(deflate_runs_bound(size_t(1) << 20));
     EXPECT(deflate_runs(inputs[17].data(), inputs[17].size(), true, one.data()) < 2000, "a run of a MiB: ",
            deflate_runs(inputs[17].data(), inputs[17].size(), true, one.data()), " bytes");
+}
+
+TEST(runs_deflated_on_the_gpu_are_the_cpu_coders) {
+    // GpuRunCoder (png_filter.comp, run_coder.comp) against deflate_runs() on the
+    // same bytes: the same stream byte for byte and the same Adler-32, or declined exactly where a
+    // block would be stored or the stream would pass half the bytes. First streams given as they are (runs of 1-300 bytes and longer than
+    // a chunk of 512 or a block of 128 KiB, at and across their edges; smooth data; one run; text
+    // and noise, short last blocks, a stream of one byte), then rows filtered on the GPU (8- and
+    // 16-bit, one to four channels, odd widths) against paeth_filter_row(); then a filter's output
+    // through Convolver and write_png_samples(): the file the same with the GPU's stream as without.
+    using namespace inflater_test;
+    test::context();
+    std::mt19937 random(23);
+    libdeflate_decompressor* inflater = libdeflate_alloc_decompressor();
+    auto cpu = [](const fixture::Bytes& data) {
+        fixture::Bytes raw(deflate_runs_bound(data.size()));
+        raw.resize(deflate_runs(data.data(), data.size(), true, raw.data()));
+        return raw;
+    };
+    // Whether the GPU leaves a stream to the CPU: where the CPU's coder stores a block, or the
+    // stream passes its room on the GPU, half the bytes (and 4 KiB).
+    auto stored = [&](const fixture::Bytes& data) {
+        for (size_t at = 0; at < data.size(); at += kRunBlock) {
+            const size_t n = std::min(kRunBlock, data.size() - at);
+            if (run_block_code(run_counts(data.data() + at, n), n, at + n == data.size()).stored) return true;
+        }
+        return cpu(data).size() + 4 > (data.size() / 2 + 4096) / 4 * 4;
+    };
+    size_t coded = 0, declined = 0;
+    auto check = [&](GpuRunCoder& gpu, const fixture::Bytes& data, const std::string& what) {
+        DeflatedRows out;
+        const bool ok = gpu.collect(out);
+        const bool store = stored(data);
+        EXPECT(ok != store, what, ": the GPU ", ok ? "coded" : "declined", " a stream ", store ? "it should leave to the CPU" : "it should code");
+        if (!ok || store) {
+            declined += !ok;
+            return;
+        }
+        ++coded;
+        const fixture::Bytes want = cpu(data);
+        size_t differs = 0;
+        while (differs < std::min(want.size(), out.data.size()) && want[differs] == out.data[differs]) ++differs;
+        EXPECT(out.data == want, what, ": ", out.data.size(), " bytes against the CPU's ", want.size(), ", first differing at ", differs);
+        const uint32_t adler = static_cast<uint32_t>(libdeflate_adler32(1, data.data(), data.size()));
+        EXPECT(out.adler == adler, what, ": Adler-32 ", out.adler, " against ", adler);
+        fixture::Bytes back(data.size() + 1);
+        size_t got = 0;
+        EXPECT(libdeflate_deflate_decompress(inflater, out.data.data(), out.data.size(), back.data(), back.size(), &got) ==
+                       LIBDEFLATE_SUCCESS &&
+                   got == data.size() && std::equal(data.begin(), data.end(), back.begin()),
+               what, ": libdeflate does not read the GPU's stream back");
+    };
+    GpuRunCoder gpu(test::programs());
+    std::vector<std::pair<fixture::Bytes, std::string>> streams;
+    for (int kind = 0; kind < 4; ++kind)
+        for (size_t size : {size_t(1), size_t(300), size_t(70000), size_t(300000)})
+            streams.emplace_back(sample_data(kind, size, random), "kind " + std::to_string(kind) + ", " + std::to_string(size) + " bytes");
+    streams.emplace_back(fixture::Bytes(size_t(300000), 7), "one run over three blocks");
+    {
+        fixture::Bytes runs;  // runs of 1 .. 300 bytes, then longer ones, each another byte than the one before
+        for (size_t r = 1; r <= 300; ++r)
+            for (int k = 0; k < 3; ++k) runs.insert(runs.end(), r, static_cast<unsigned char>(runs.empty() ? 1 : runs.back() + 1 + random() % 5));
+        for (size_t r : {511, 512, 513, 1024, 1537, 70000, 131071, 131072, 131073, 260, 261, 262, 516, 517})
+            runs.insert(runs.end(), r, static_cast<unsigned char>(runs.back() + 1));
+        streams.emplace_back(runs, "runs of 1-300 and past chunks and blocks");
+        fixture::Bytes shifted(runs.begin() + 5, runs.end());  // the same runs meeting the edges elsewhere
+        streams.emplace_back(shifted, "those runs five bytes on");
+    }
+    {
+        fixture::Bytes smooth;  // small residuals with runs of zeros, as filtered photographs
+        while (smooth.size() < 400000) {
+            const size_t r = random() % 40 == 0 ? 8 + random() % 600 : 1;
+            smooth.insert(smooth.end(), r, r > 1 ? 0 : static_cast<unsigned char>(int(random() % 7) - 3));
+        }
+        streams.emplace_back(smooth, "smooth residuals");
+    }
+    {
+        fixture::Bytes skewed;  // symbol i about fib(i) times, shuffled: no code within 15 bits without limiting
+        uint64_t a = 1, b = 1;
+        for (int symbol = 0; symbol < 26; ++symbol, std::swap(a, b), b += a) skewed.insert(skewed.end(), a, static_cast<unsigned char>(symbol * 7));
+        std::shuffle(skewed.begin(), skewed.end(), random);
+        streams.emplace_back(skewed, "frequencies past 15 bits' codes");
+    }
+    for (const auto& [data, what] : streams) {
+        gpu.deflate(data);
+        check(gpu, data, what);
+    }
+    // Rows filtered on the GPU: smooth images (as a filter's outputs), so that the run coder codes them.
+    for (int depth : {8, 16})
+        for (int channels = 1; channels <= 4; ++channels) {
+            Samples s;
+            s.resize(97 + channels * 41, 300 + 50 * channels, channels, depth);
+            const size_t count = s.data.size() / s.bytes_per_sample();
+            for (size_t i = 0; i < count; ++i) {
+                const size_t x = i / static_cast<size_t>(channels) % static_cast<size_t>(s.width), y = i / s.row_bytes() * s.bytes_per_sample();
+                const unsigned v = static_cast<unsigned>(x < 40 ? 200 : (x * 3 + y * 5 + (i % channels) * 17) / 4 + random() % 2);
+                if (depth == 8) s.data[i] = static_cast<unsigned char>(v);
+                else reinterpret_cast<uint16_t*>(s.data.data())[i] = static_cast<uint16_t>(v * 251);
+            }
+            fixture::Bytes filtered;
+            std::vector<unsigned char> above(s.row_bytes(), 0), row(s.row_bytes());
+            const size_t bpp = static_cast<size_t>(channels) * s.bytes_per_sample();
+            for (int y = 0; y < s.height; ++y) {
+                for (size_t k = 0; k < s.row_bytes(); ++k) row[k] = s.row(y)[depth == 16 ? k ^ 1 : k];  // big-endian, as stored
+                filtered.push_back(4);
+                const size_t at = filtered.size();
+                filtered.resize(at + s.row_bytes());
+                paeth_filter_row(row.data(), above.data(), filtered.data() + at, s.row_bytes(), bpp);
+                above = row;
+            }
+            std::vector<unsigned char> padded((s.data.size() + 3) / 4 * 4, 0);
+            std::copy(s.data.begin(), s.data.end(), padded.begin());
+            StorageBuffer words(padded.data(), padded.size());
+            gpu.deflate(words, s.row_bytes(), s.height, static_cast<int>(bpp), depth == 16);
+            check(gpu, filtered, std::to_string(depth) + "-bit rows of " + std::to_string(channels) + " channels");
+        }
+    libdeflate_free_decompressor(inflater);
+    EXPECT(coded >= 15 && declined >= 1, coded, " streams coded, ", declined, " declined: the cases miss a way");
+    // A filter's outputs: the file written with the GPU's stream is the file written without it.
+    const Kernel k = parse_kernel("gaussian:3");
+    for (int depth : {8, 16}) {
+        SampleConversion c;
+        c.in_channels = c.out_channels = 3;
+        c.in_depth = c.out_depth = depth;
+        c.deflate = true;
+        Samples in;
+        in.resize(300, 220, 3, depth);
+        for (size_t i = 0; i < in.data.size() / in.bytes_per_sample(); ++i) {  // smooth, a few samples off
+            const unsigned v = static_cast<unsigned>((i / 3 % 300) / 2 + (i % 7 == 0 ? random() % 64 : 0));
+            if (depth == 8) in.data[i] = static_cast<unsigned char>(v);
+            else reinterpret_cast<uint16_t*>(in.data.data())[i] = static_cast<uint16_t>((i / 3 % 300) / 60 * 9000);  // flat bands: 16-bit noise would not pay
+        }
+        Convolver convolver(test::programs(), k, with(Boundary::Reflect));
+        convolver.submit(in, c);
+        DeflatedRows deflated;
+        Samples out = convolver.collect(nullptr, {}, &deflated);
+        PngFormat format;
+        format.color_type = 2;
+        format.bit_depth = depth;
+        test::TempDir dir;
+        write_png_samples(dir / "gpu.png", out, format, true, 4, false, &deflated);
+        write_png_samples(dir / "cpu.png", out, format, true, 4, false);
+        EXPECT(deflated.coded && test::read_bytes(dir / "gpu.png") == test::read_bytes(dir / "cpu.png"), depth, "-bit output: ",
+               deflated.coded ? "the files differ" : "not deflated on the GPU");
+    }
 }
 
 TEST(run_coder_taken_where_a_sample_says_it_is_smaller) {

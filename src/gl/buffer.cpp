@@ -43,9 +43,9 @@ void StorageBuffer::write_at(std::size_t offset, const void* data, std::size_t b
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
 }
 
-void StorageBuffer::read(void* data, std::size_t bytes) const {
+void StorageBuffer::read_at(std::size_t offset, void* data, std::size_t bytes) const {
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_.get());
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), data);
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), data);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
 }
 

@@ -28,7 +28,9 @@ public:
     /// Copies `bytes` from `data` to the buffer from byte `offset` on.
     void write_at(std::size_t offset, const void* data, std::size_t bytes);
     /// Copies the buffer's first `bytes` to `data`, waiting for the GPU's writes to it.
-    void read(void* data, std::size_t bytes) const;
+    void read(void* data, std::size_t bytes) const { read_at(0, data, bytes); }
+    /// Copies `bytes` from byte `offset` on to `data`, waiting for the GPU's writes to them.
+    void read_at(std::size_t offset, void* data, std::size_t bytes) const;
     GLuint id() const { return id_.get(); }
 
 private:

@@ -29,6 +29,7 @@ const char* kUniformNames[] = {
     "u_src", "u_kernel", "u_twiddle", "u_planes", "u_size", "u_target_size", "u_stride", "u_twiddle_step", "u_scale", "u_gain",
     "u_model_view", "u_projection", "u_normal_matrix", "u_light_dir", "u_exposure", "u_mode", "u_view_scale",
     "u_samples", "u_table", "u_image_size", "u_origin", "u_offset", "u_extent", "u_channels", "u_max", "u_top", "u_strip_origin", "u_fold",
+    "u_row_shape", "u_blocks",
     "u_phases",
 };
 static_assert(sizeof kUniformNames / sizeof kUniformNames[0] == static_cast<size_t>(Uniform::Count),

@@ -20,6 +20,8 @@ enum class Uniform {
     ModelView, Projection, NormalMatrix, LightDir, Exposure, Mode, ViewScale,
     // stored samples in and out (gpu_samples)
     Samples, Table, ImageSize, Origin, Offset, Extent, Channels, Max, Top, StripOrigin, Fold,
+    // PNG rows deflated on the GPU (gpu_deflate)
+    RowShape, Blocks,
     // the compute FFT's channel phases (fft_line.comp)
     Phases,
     Count

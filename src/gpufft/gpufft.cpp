@@ -475,6 +475,9 @@ Samples ImageFilter::collect(double* gpu_ms) {
 Samples ImageFilter::collect(double* gpu_ms, std::vector<unsigned char>&& storage) {
     return guarded([&] { return impl_->convolver->collect(gpu_ms, std::move(storage)); });
 }
+Samples ImageFilter::collect(double* gpu_ms, std::vector<unsigned char>&& storage, DeflatedRows& deflated) {
+    return guarded([&] { return impl_->convolver->collect(gpu_ms, std::move(storage), &deflated); });
+}
 size_t ImageFilter::pending() const { return impl_->convolver->pending(); }
 std::pair<AxisTiling, AxisTiling> ImageFilter::tiling(int width, int height, TileCaps caps) const {
     return guarded([&] { return impl_->convolver->tiling(width, height, caps); });

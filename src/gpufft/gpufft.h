@@ -27,6 +27,7 @@
 
 #include <gpufft/error.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -324,6 +325,20 @@ struct SampleConversion {
     bool linear = false;                  ///< colour decoded to linear light and encoded back
     Transfer transfer;
     bool premultiply = false;             ///< colour times alpha before filtering (never divided back here)
+    /// Also deflate the output as PNG image data on the GPU (8- or 16-bit output; collect()'s
+    /// DeflatedRows): the bits the fast PNG writer's run coder makes of the same samples.
+    bool deflate = false;
+};
+
+/// An output's PNG image data, deflated on the GPU (SampleConversion::deflate): its rows, each
+/// the filter byte 4 (Paeth) then its bytes (16-bit samples big-endian), as raw deflate (RFC 1951)
+/// in blocks of 128 KiB, each a dynamic code of its literals and of its runs as matches at
+/// distance 1, the last final; with zlib's 2-byte header before and `adler` after it, a PNG's
+/// IDAT data. Empty (`coded` false) where the GPU did not code it: a block that would be stored.
+struct DeflatedRows {
+    bool coded = false;
+    std::vector<unsigned char> data;
+    uint32_t adler = 1;  ///< Adler-32 of the filtered rows
 };
 
 /// What the current context's sample path takes: the samples travel in storage buffers and the
@@ -360,8 +375,8 @@ public:
     Image apply(const Image& image, TileCaps caps = {});
     /// The same filter on stored samples, every conversion on the GPU (GL 4.3): only the samples
     /// cross the bus, and the output samples equal apply()'s on the same floats bit for bit. Queued
-    /// without waiting: collect() returns the oldest submitted image's output; at most two wait
-    /// (collect() before a third submit()).
+    /// without waiting: collect() returns the oldest submitted image's output; at most three wait
+    /// (collect() before a fourth submit()).
     void submit(const Samples& in, const SampleConversion& conversion, TileCaps caps = {});
     /// One strip of an image streamed by rows: rows[i] holds the samples of the image row that row
     /// `origin` + i of the boundary-extended image reads (null: a zero row); the strip's outputs
@@ -374,6 +389,9 @@ public:
     /// The same, the output's samples in `storage` (the data of an earlier Samples, given back so
     /// that its memory serves again: no fresh allocation, no zero filling, when it is large enough).
     Samples collect(double* gpu_ms, std::vector<unsigned char>&& storage);
+    /// The same, and where the image was submitted with SampleConversion::deflate, its PNG image
+    /// data in `deflated` (else `deflated` not coded).
+    Samples collect(double* gpu_ms, std::vector<unsigned char>&& storage, DeflatedRows& deflated);
     size_t pending() const;
     /// The tiling of a width x height image along each axis.
     std::pair<AxisTiling, AxisTiling> tiling(int width, int height, TileCaps caps = {}) const;

@@ -297,9 +297,9 @@ void Convolver::submit_strip(const std::vector<const unsigned char*>& rows, int 
     io_->read_back(conversion);
 }
 
-Samples Convolver::collect(double* gpu_ms, std::vector<unsigned char>&& storage) {
+Samples Convolver::collect(double* gpu_ms, std::vector<unsigned char>&& storage, DeflatedRows* deflated) {
     if (!io_) throw std::logic_error("Convolver::collect: nothing submitted");
-    return io_->collect(gpu_ms, std::move(storage));
+    return io_->collect(gpu_ms, std::move(storage), deflated);
 }
 
 }  // namespace gpufft

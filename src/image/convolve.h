@@ -77,7 +77,7 @@ public:
     /// The same filter on stored samples, every conversion on the GPU (gpu_samples.h): only the
     /// samples cross the bus, and the output samples equal those of apply() on samples_to_image()
     /// with the same conversions on the CPU, bit for bit. Queued without waiting: collect() returns
-    /// the oldest submitted image's output; at most two wait (collect() before a third submit()).
+    /// the oldest submitted image's output; at most three wait (collect() before a fourth submit()).
     /// Premultiplied inputs are not divided back here: the caller takes apply() for those.
     void submit(const Samples& in, const SampleConversion& conversion, TileCaps caps = {});
     /// One strip of an image streamed by rows (strips.h: rows, origin, first, count as
@@ -87,7 +87,7 @@ public:
     /// Makes now what submit() of a width x height image will need (transform, kernel spectrum,
     /// grid, sample buffers' programs), so that the first image does not wait for it.
     void prepare(int width, int height, TileCaps caps = {});
-    Samples collect(double* gpu_ms = nullptr, std::vector<unsigned char>&& storage = {});
+    Samples collect(double* gpu_ms = nullptr, std::vector<unsigned char>&& storage = {}, DeflatedRows* deflated = nullptr);
     size_t pending() const { return io_ ? io_->pending() : 0; }
 
     /// The tiling of a width x height image along each axis.

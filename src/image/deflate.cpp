@@ -333,9 +333,10 @@ void for_long_runs(const unsigned char* d, size_t n, Run run) {
     }
 }
 
-// One block: its runs counted, the minimum run m chosen by the bits each takes, then coded (or
-// stored, where that is smaller).
-void code_block(const unsigned char* d, size_t n, bool final, BitWriter& w) {
+// The runs of a block (for_long_runs) counted into `c` as the coder's choice needs them, each
+// also given to `each(at, end)`.
+template <class Each>
+void count_block(const unsigned char* d, size_t n, RunCounts& c, Each each) {
     const auto& lengths = length_codes();
     // Every byte counted, then each run's repeats taken off as it is found: those of fewer than
     // kLongRun repeats by byte and count (literals or a match, as m says), longer ones matches.
@@ -347,48 +348,52 @@ void code_block(const unsigned char* d, size_t n, bool final, BitWriter& w) {
         ++bytes[4][(w >> 32) & 255], ++bytes[5][(w >> 40) & 255], ++bytes[6][(w >> 48) & 255], ++bytes[7][w >> 56];
     }
     for (; i < n; ++i) ++bytes[0][d[i]];
-    uint32_t heads[256];
-    for (int v = 0; v < 256; ++v) heads[v] = bytes[0][v] + bytes[1][v] + bytes[2][v] + bytes[3][v] + bytes[4][v] + bytes[5][v] + bytes[6][v] + bytes[7][v];
-    uint32_t short_runs[kLongRun][256];  // [r][v], r from kShortRun
-    for (int r = kShortRun; r < kLongRun; ++r) std::fill(short_runs[r], short_runs[r] + 256, 0u);
-    uint32_t short_total[kLongRun] = {};
-    uint32_t long_symbols[29] = {};
-    uint64_t long_extra = 0, long_matches = 0;
-    struct Run {
-        size_t at, end;
-    };
-    static thread_local std::vector<Run> runs;
-    runs.clear();
+    for (int v = 0; v < 256; ++v) c.heads[v] = bytes[0][v] + bytes[1][v] + bytes[2][v] + bytes[3][v] + bytes[4][v] + bytes[5][v] + bytes[6][v] + bytes[7][v];
+    for (auto& row : c.short_runs) std::fill(row, row + 256, 0u);
+    std::fill(c.long_symbols, c.long_symbols + 29, 0u);
+    c.long_extra = c.long_matches = 0;
     for_long_runs(d, n, [&](size_t at, size_t end) {
-        runs.push_back({at, end});
+        each(at, end);
         const size_t r = end - at - 1;
-        heads[d[at]] -= static_cast<uint32_t>(r);
+        c.heads[d[at]] -= static_cast<uint32_t>(r);
         if (r < kLongRun) {
-            ++short_runs[r][d[at]];
-            ++short_total[r];
+            ++c.short_runs[r - kShortRun][d[at]];
         } else {
             match_lengths(r, [&](size_t len) {
-                ++long_symbols[lengths[len].symbol];
-                long_extra += lengths[len].extra_bits;
-                ++long_matches;
+                ++c.long_symbols[lengths[len].symbol];
+                c.long_extra += lengths[len].extra_bits;
+                ++c.long_matches;
             });
         }
     });
-    // Each m's bits (codes, extra bits and the header); the fewest taken.
-    uint8_t best_lit[kLitLen], best_dist[kDistances];
-    Header best_header;
-    uint64_t best_bits = UINT64_MAX;
-    int best_m = kLongRun;
+}
+
+// The code a block's counts choose: each minimum run m's bits (codes, extra bits and the
+// header), the fewest taken; `stored` where storing the block takes no more.
+struct Choice {
+    uint64_t bits = UINT64_MAX;
+    int m = kLongRun;
+    bool stored = false;
+    uint8_t lit[kLitLen], dist[kDistances];
+    Header header;
+};
+
+void choose(const RunCounts& c, size_t n, Choice& best) {
+    const auto& lengths = length_codes();
+    uint32_t short_total[kLongRun] = {};
+    for (int r = kShortRun; r < kLongRun; ++r)
+        for (int v = 0; v < 256; ++v) short_total[r] += c.short_runs[r - kShortRun][v];
+    best.bits = UINT64_MAX;
     for (int m : kMinRuns) {
         uint32_t freq[kLitLen] = {};
-        uint64_t extra = long_extra, matches = long_matches;
+        uint64_t extra = c.long_extra, matches = c.long_matches;
         for (int v = 0; v < 256; ++v) {
-            uint32_t f = heads[v];
-            for (int r = kShortRun; r < m; ++r) f += static_cast<uint32_t>(r) * short_runs[r][v];
+            uint32_t f = c.heads[v];
+            for (int r = kShortRun; r < m; ++r) f += static_cast<uint32_t>(r) * c.short_runs[r - kShortRun][v];
             freq[v] = f;
         }
         freq[256] = 1;
-        for (int s = 0; s < 29; ++s) freq[257 + s] = long_symbols[s];
+        for (int s = 0; s < 29; ++s) freq[257 + s] = c.long_symbols[s];
         for (int r = m; r < kLongRun; ++r) {
             freq[257 + lengths[static_cast<size_t>(r)].symbol] += short_total[r];
             extra += uint64_t(short_total[r]) * lengths[static_cast<size_t>(r)].extra_bits;
@@ -403,58 +408,117 @@ void code_block(const unsigned char* d, size_t n, bool final, BitWriter& w) {
         make_header(lit, dist, h);
         uint64_t bits = h.bits + extra + matches * dist[0];
         for (int s = 0; s < kLitLen; ++s) bits += uint64_t(freq[s]) * lit[s];
-        if (bits < best_bits) {
-            best_bits = bits;
-            best_m = m;
-            std::copy(lit, lit + kLitLen, best_lit);
-            std::copy(dist, dist + kDistances, best_dist);
-            best_header = h;
+        if (bits < best.bits) {
+            best.bits = bits;
+            best.m = m;
+            std::copy(lit, lit + kLitLen, best.lit);
+            std::copy(dist, dist + kDistances, best.dist);
+            best.header = h;
         }
     }
-    if (best_bits >= stored_bits(n)) {
-        write_stored(d, n, final, w);
-        return;
-    }
-    uint16_t lit_code[kLitLen] = {}, dist_code[kDistances] = {};
-    canonical_codes(best_lit, kLitLen, lit_code);
-    canonical_codes(best_dist, kDistances, dist_code);
-    write_header(best_header, final, w);
-    // A match, in one put: its length's code and extra bits, then distance 1's code (one bit: the
-    // distance code has one symbol and its partner), 21 bits at most.
+    best.stored = best.bits >= stored_bits(n);
+}
+
+// The chosen code as the emitter takes it: each literal's code and length in one word (code |
+// bits << 16), each match length's codes (its length's code and extra bits, then distance 1's
+// code: the distance code has one symbol and its partner; 21 bits at most) and bits, the end.
+struct Tables {
+    uint32_t literal[256];
     uint32_t match_code[259] = {};
     uint8_t match_bits[259] = {};
+    uint32_t end_code;
+    unsigned end_bits;
+};
+
+void make_tables(const Choice& best, Tables& t) {
+    const auto& lengths = length_codes();
+    uint16_t lit_code[kLitLen] = {}, dist_code[kDistances] = {};
+    canonical_codes(best.lit, kLitLen, lit_code);
+    canonical_codes(best.dist, kDistances, dist_code);
     for (int len = 3; len <= 258; ++len) {
         const LengthCode& c = lengths[static_cast<size_t>(len)];
         const int s = 257 + c.symbol;
-        match_code[len] = lit_code[s] | uint32_t(c.extra) << best_lit[s] | uint32_t(dist_code[0]) << (best_lit[s] + c.extra_bits);
-        match_bits[len] = static_cast<uint8_t>(best_lit[s] + c.extra_bits + best_dist[0]);
+        t.match_code[len] = lit_code[s] | uint32_t(c.extra) << best.lit[s] | uint32_t(dist_code[0]) << (best.lit[s] + c.extra_bits);
+        t.match_bits[len] = static_cast<uint8_t>(best.lit[s] + c.extra_bits + best.dist[0]);
     }
-    // Literals' codes and lengths in one word each (code | bits << 16), three a put (45 bits at
-    // most), and the writer in locals (the compiler keeps a local's fields in registers; a
-    // reference's it stores at every byte).
-    uint32_t literal[256];
-    for (int v = 0; v < 256; ++v) literal[v] = lit_code[v] | uint32_t(best_lit[v]) << 16;
+    for (int v = 0; v < 256; ++v) t.literal[v] = lit_code[v] | uint32_t(best.lit[v]) << 16;
+    t.end_code = lit_code[256];
+    t.end_bits = best.lit[256];
+}
+
+// One block: its runs counted, the minimum run m chosen by the bits each takes, then coded (or
+// stored, where that is smaller).
+void code_block(const unsigned char* d, size_t n, bool final, BitWriter& w) {
+    struct Run {
+        size_t at, end;
+    };
+    static thread_local std::vector<Run> runs;
+    runs.clear();
+    RunCounts counts;
+    count_block(d, n, counts, [&](size_t at, size_t end) { runs.push_back({at, end}); });
+    Choice best;
+    choose(counts, n, best);
+    if (best.stored) {
+        write_stored(d, n, final, w);
+        return;
+    }
+    Tables t;
+    make_tables(best, t);
+    write_header(best.header, final, w);
+    // Literals three a put (45 bits at most), and the writer in locals (the compiler keeps a
+    // local's fields in registers; a reference's it stores at every byte).
     BitWriter out = w;
-    const size_t m = static_cast<size_t>(best_m);
+    const size_t m = static_cast<size_t>(best.m);
     size_t at = 0;
     for (auto r = runs.begin();; ++r) {
         while (r != runs.end() && r->end - r->at - 1 < m) ++r;  // runs under m: literals, with the bytes around them
         const size_t to = r == runs.end() ? n : r->at + 1;       // up to the run's first byte
         for (; at + 3 <= to; at += 3) {
-            const uint32_t x = literal[d[at]], y = literal[d[at + 1]], z = literal[d[at + 2]];
+            const uint32_t x = t.literal[d[at]], y = t.literal[d[at + 1]], z = t.literal[d[at + 2]];
             const unsigned bx = x >> 16, by = y >> 16;
             out.put(uint64_t(x & 0xffff) | uint64_t(y & 0xffff) << bx | uint64_t(z & 0xffff) << (bx + by), bx + by + (z >> 16));
         }
-        for (; at < to; ++at) out.put(literal[d[at]] & 0xffff, literal[d[at]] >> 16);
+        for (; at < to; ++at) out.put(t.literal[d[at]] & 0xffff, t.literal[d[at]] >> 16);
         if (r == runs.end()) break;
-        match_lengths(r->end - r->at - 1, [&](size_t len) { out.put(match_code[len], match_bits[len]); });
+        match_lengths(r->end - r->at - 1, [&](size_t len) { out.put(t.match_code[len], t.match_bits[len]); });
         at = r->end;
     }
-    out.put(lit_code[256], best_lit[256]);
+    out.put(t.end_code, t.end_bits);
     w = out;
 }
 
 }  // namespace
+
+RunCounts run_counts(const unsigned char* data, size_t n) {
+    RunCounts c;
+    count_block(data, n, c, [](size_t, size_t) {});
+    return c;
+}
+
+RunBlockCode run_block_code(const RunCounts& counts, size_t n, bool final) {
+    RunBlockCode out;
+    Choice best;
+    choose(counts, n, best);
+    out.stored = best.stored;
+    out.bits = best.bits;
+    if (best.stored) return out;
+    out.m = static_cast<unsigned>(best.m);
+    Tables t;
+    make_tables(best, t);
+    std::copy(t.literal, t.literal + 256, out.literal);
+    std::copy(t.match_code, t.match_code + 259, out.match_code);
+    std::copy(t.match_bits, t.match_bits + 259, out.match_bits);
+    out.end_code = t.end_code;
+    out.end_bits = t.end_bits;
+    unsigned char buffer[1024] = {};  // a header takes under 600 bytes (19 3-bit lengths, 316 codes of 7 + 7 bits)
+    BitWriter w(buffer);
+    write_header(best.header, final, w);
+    w.flush();
+    out.header_bits = static_cast<unsigned>(w.end() - buffer) * 8 + w.count();
+    out.header.assign(buffer, buffer + (out.header_bits + 7) / 8);
+    if (w.count() > 0) out.header.back() = static_cast<unsigned char>(w.buffer());
+    return out;
+}
 
 size_t deflate_runs_bound(size_t length, size_t block) {
     if (block == 0) block = kRunBlock;

@@ -304,6 +304,13 @@ void SampleIo::read_back(const SampleConversion& c) {
     glUseProgram(0);
     // The copy out of the buffer sees the stores.
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    s.deflated = c.deflate && !strip_ && (c.out_depth == 8 || wide);
+    if (s.deflated) {
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // png_filter.comp reads serialize.comp's stores
+        if (!s.coder) s.coder = std::make_unique<GpuRunCoder>(programs_);
+        const size_t bpp = static_cast<size_t>(c.out_channels) * (wide ? 2 : 1);
+        s.coder->deflate(s.out, bpp * static_cast<size_t>(width_), out_height_, static_cast<int>(bpp), wide);
+    }
     s.mapped = words * 4 <= mapped_limit && s.back.reserve(words * 4);
     if (s.mapped) s.back.copy_from(s.out, words * 4);
     s.timer.end();
@@ -315,10 +322,14 @@ void SampleIo::read_back(const SampleConversion& c) {
 
 size_t SampleIo::mapped_limit = size_t(128) << 20;
 
-Samples SampleIo::collect(double* gpu_ms, std::vector<unsigned char>&& storage) {
+Samples SampleIo::collect(double* gpu_ms, std::vector<unsigned char>&& storage, DeflatedRows* deflated) {
     if (queued_ == 0) throw std::logic_error("SampleIo: nothing to collect");
     Slot& s = slots_[(next_ + slots_.size() - queued_) % slots_.size()];
     glClientWaitSync(s.fence, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(60) * 1000000000);
+    if (deflated) {
+        *deflated = DeflatedRows{};
+        if (s.deflated) s.coder->collect(*deflated);
+    }
     glDeleteSync(s.fence);
     s.fence = nullptr;
     --queued_;

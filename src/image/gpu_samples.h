@@ -12,11 +12,13 @@
 #include "gl/texture.h"
 #include "gl/timer.h"
 #include "image/colour.h"
+#include "image/gpu_deflate.h"
 #include "image/png_io.h"
 
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -85,7 +87,7 @@ public:
     void read_back(const SampleConversion& c);
     /// The oldest queued output; `gpu_ms`, if given, gets the GPU time from its upload to its
     /// read-back. Its samples go into `storage` (memory to use again: see ImageFilter::collect).
-    Samples collect(double* gpu_ms = nullptr, std::vector<unsigned char>&& storage = {});
+    Samples collect(double* gpu_ms = nullptr, std::vector<unsigned char>&& storage = {}, DeflatedRows* deflated = nullptr);
     size_t pending() const { return queued_; }
     /// Outputs up to this many bytes come back through a mapped buffer in the host's memory
     /// (ReadBuffer), larger ones (and all where the context cannot map one) by glGetBufferSubData:
@@ -113,9 +115,11 @@ private:
         bool mapped = false;    // the last read-back went through `back`
         GLsync fence = nullptr;
         GpuTimer timer;  // from the upload to the read-back
+        std::unique_ptr<GpuRunCoder> coder;  // the output deflated on the GPU, where asked
+        bool deflated = false;
         int width = 0, height = 0, channels = 0, depth = 8;
     };
-    std::array<Slot, 2> slots_;
+    std::array<Slot, 3> slots_;  // three in flight: a collect() need not wait for the GPU to finish the image before
     size_t next_ = 0, queued_ = 0;
     std::map<std::tuple<bool, int, bool, bool, double>, Table> tables_;
 };

@@ -1,5 +1,6 @@
 #include "image/png_io.h"
 
+#include "base/core_pool.h"
 #include "base/error.h"
 #include "image/files.h"
 #include "image/deflate.h"
@@ -463,59 +464,6 @@ void swap_samples(const unsigned char* from, unsigned char* to, size_t bytes) {
         to[i + 1] = high;
     }
 }
-
-// Threads that inflate a whole image's parts and compress StreamDeflate's (one a core, for the
-// whole process): jobs run in the order given; their futures carry what they threw.
-class CorePool {
-public:
-    static CorePool& get() {
-        static CorePool pool;
-        return pool;
-    }
-    unsigned size() const { return static_cast<unsigned>(threads_.size()); }
-    std::future<void> run(std::function<void()> job) {
-        std::packaged_task<void()> task(std::move(job));
-        std::future<void> done = task.get_future();
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            jobs_.push_back(std::move(task));
-        }
-        ready_.notify_one();
-        return done;
-    }
-    ~CorePool() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-        }
-        ready_.notify_all();
-        for (std::thread& t : threads_) t.join();
-    }
-
-private:
-    CorePool() {
-        const unsigned n = std::max(1u, std::thread::hardware_concurrency());
-        for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
-    }
-    void work() {
-        for (;;) {
-            std::packaged_task<void()> task;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                ready_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
-                if (jobs_.empty()) return;
-                task = std::move(jobs_.front());
-                jobs_.pop_front();
-            }
-            task();
-        }
-    }
-    std::mutex mutex_;
-    std::condition_variable ready_;
-    std::deque<std::packaged_task<void()>> jobs_;
-    std::vector<std::thread> threads_;
-    bool stop_ = false;
-};
 
 // The image data after png_read_info() (which stops inside the first IDAT chunk, its head read)
 // into `s` (sized by the caller): every chunk's CRC up to IEND checked, the stream inflated to
@@ -1238,8 +1186,9 @@ const unsigned char* filtered_range(const Samples& s, size_t first, size_t size,
 // sample of them says that is no larger, else by libdeflate at `level` (level_compressor()). The
 // run coder takes the rows filtered a block at a time (the stream deflate_runs() would make of them
 // all), so the image's filtered rows are never held whole; libdeflate, which takes one buffer,
-// still gets them so. False on a write error.
-bool write_deflated(FILE* file, const Samples& s, int level) {
+// still gets them so. Where the run coder pays and the GPU has coded the rows (`deflated`), its
+// stream is the run coder's: only the sample's bands are coded here. False on a write error.
+bool write_deflated(FILE* file, const Samples& s, int level, const DeflatedRows* deflated) {
     const size_t total = (s.row_bytes() + 1) * static_cast<size_t>(s.height);
     std::vector<unsigned char> scratch;
     // Not zeroed: the pages past the compressed size are never touched, so they take no memory
@@ -1251,6 +1200,13 @@ bool write_deflated(FILE* file, const Samples& s, int level) {
     for (const auto& [first, bytes] : runs_sample(total, 4)) {
         band_rows.emplace_back();
         bands.emplace_back(filtered_range(s, first, bytes, band_rows.back()), bytes);
+    }
+    if (deflated && deflated->coded && runs_pay(bands, level)) {
+        std::vector<unsigned char> stream(2 + deflated->data.size() + 4);
+        zlib_header(level, stream.data());
+        std::copy(deflated->data.begin(), deflated->data.end(), stream.begin() + 2);
+        for (int k = 0; k < 4; ++k) stream[stream.size() - 4 + k] = static_cast<unsigned char>(deflated->adler >> (24 - 8 * k));
+        return write_idat(file, stream.data(), stream.size());
     }
     if (runs_pay(bands, level)) {
         z.reset(new unsigned char[2 + deflate_runs_bound(total) + 4]);
@@ -1522,7 +1478,7 @@ void PngWriter::write_rows(const unsigned char* first, int count) {
     s_->next_row += count;
 }
 
-void PngWriter::write_image(const Samples& s, bool parts) {
+void PngWriter::write_image(const Samples& s, bool parts, const DeflatedRows* deflated) {
     if (s.channels != s_->shape.channels || s.depth != s_->shape.depth || s.width != s_->shape.width ||
         s.height != s_->shape.height || s.data.size() != s.row_bytes() * static_cast<size_t>(s.height) || s_->next_row != 0)
         throw std::invalid_argument("PngWriter::write_image: samples do not match the format");
@@ -1532,7 +1488,7 @@ void PngWriter::write_image(const Samples& s, bool parts) {
         return;
     }
     if (deflates_itself(s_->format, s_->compression)) {
-        if (!write_deflated(s_->c.file, s, s_->compression)) s_->fail_writing();  // libdeflate's level: the same number
+        if (!write_deflated(s_->c.file, s, s_->compression, deflated)) s_->fail_writing();  // libdeflate's level: the same number
         s_->deflated = true;
     } else {
         std::vector<png_bytep> rows(static_cast<size_t>(s.height));
@@ -1551,6 +1507,10 @@ void PngWriter::commit() {
         s_->fail();
     }
     s_->file.commit();
+}
+
+bool writes_runs(const PngFormat& format, int compression) {
+    return deflates_itself(format, compression);
 }
 
 unsigned quantise_sample(float v, unsigned max) {
@@ -1602,12 +1562,12 @@ void write_png(const std::string& path, const Image& image, const PngFormat& for
 }
 
 void write_png_samples(const std::string& path, const Samples& s, const PngFormat& format, bool overwrite,
-                       int compression, bool parts) {
+                       int compression, bool parts, const DeflatedRows* deflated) {
     if (s.channels != channels_of(format.color_type) || s.depth != format.bit_depth ||
         s.data.size() != s.row_bytes() * static_cast<size_t>(s.height))
         throw std::invalid_argument("write_png_samples: samples do not match the format");
     PngWriter writer(path, s.width, s.height, format, overwrite, compression);
-    writer.write_image(s, parts);
+    writer.write_image(s, parts, deflated);
     writer.commit();
 }
 

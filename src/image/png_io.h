@@ -124,7 +124,9 @@ public:
     /// core), or, where `parts` and the image makes two parts at least, as write_rows()
     /// compresses it: parts on every core (for a file written alone, where the cores would
     /// otherwise wait).
-    void write_image(const Samples& samples, bool parts = false);
+    /// `deflated`: the same rows deflated on the GPU (SampleConversion::deflate), written where the
+    /// run coder would code them here (the same bytes).
+    void write_image(const Samples& samples, bool parts = false, const DeflatedRows* deflated = nullptr);
     /// Ends the file after its last row, flushes it and renames it into place.
     void commit();
 
@@ -187,8 +189,13 @@ PngFormat output_format(const PngFormat& input, bool result_has_colour);
 void write_png(const std::string& path, const Image& image, const PngFormat& format, bool overwrite,
                int compression = -1, bool parts = false);
 /// Writes samples already in `format`'s layout (image_to_samples, or packed on the GPU).
+/// `deflated`: as PngWriter::write_image.
 void write_png_samples(const std::string& path, const Samples& samples, const PngFormat& format, bool overwrite,
-                       int compression = -1, bool parts = false);
+                       int compression = -1, bool parts = false, const DeflatedRows* deflated = nullptr);
+
+/// Whether PngWriter::write_image() codes `format` itself at `compression` (the fast levels 1-4, 8-
+/// or 16-bit rows, not interlaced, not palette): where it may take DeflatedRows.
+bool writes_runs(const PngFormat& format, int compression);
 
 /// True when some pixel has R, G, B not all equal after quantising to `bit_depth`.
 bool has_colour(const Image& image, int bit_depth);

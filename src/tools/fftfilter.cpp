@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <cstdio>
 #include <deque>
@@ -342,6 +343,7 @@ struct Work : FileWork {
     PngFormat in_format, out_format;
     Transfer transfer;
     Samples samples;  // the input's samples; after the GPU, the output's
+    DeflatedRows deflated;  // after the GPU, the output's image data, where deflated there
     Image image;      // Float, Cpu and Spectrum: the image, filtered in place or replaced
     SampleConversion conversion;
     TileCaps caps;  // the tiling's largest FFT per axis (plan_memory), lowered by GPU memory retries
@@ -505,6 +507,10 @@ private:
             w->path = Path::Samples;
             w->on_gpu = true;
             w->out_format = out_format;
+            // A batch's outputs deflated on the GPU too (42% of the workers' time was encoding):
+            // the workers write the stream, the bytes they would have made (GpuRunCoder);
+            // GPUFFT_GPU_DEFLATE=off codes on the workers.
+            c.deflate = !alone() && gpu_deflate_ && writes_runs(out_format, compression_);
             w->samples = std::move(png.samples);
             return std::unique_ptr<FileWork>(std::move(w));
         }
@@ -572,7 +578,9 @@ private:
                                   c.last().setup_ms * 1e-3;
                 w.detail = tiles_detail(c.last()) + w.detail;
                 queued_.push_back(std::move(fw));
-                while (convolver_->pending() > 1) collect_one(done);
+                // Two images on the GPU while the next is uploaded: the oldest's work (its filter
+                // and, deflated there, its coding) is then done when it is collected.
+                while (convolver_->pending() > 2) collect_one(done);
                 if (o_.report_resources && first_gl_objects_ < 0) first_gl_objects_ = measure_resources().gl_objects;
                 return;
             }
@@ -700,7 +708,7 @@ private:
     void collect_one(std::vector<std::unique_ptr<FileWork>>& done) {
         auto& w = static_cast<Work&>(*queued_.front());
         auto t0 = std::chrono::steady_clock::now();
-        w.samples = convolver_->collect(&w.gpu_ms, spare_.take());
+        w.samples = convolver_->collect(&w.gpu_ms, spare_.take(), w.deflated);
         w.times.download += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         w.times.gpu += w.gpu_ms * 1e-3;
         done.push_back(std::move(queued_.front()));
@@ -712,8 +720,9 @@ private:
         auto& w = static_cast<Work&>(fw);
         if (w.path == Path::Stream) return;  // written as it was filtered
         if (w.path == Path::Samples) {
-            write_png_samples(w.job->output, w.samples, w.out_format, o_.force, compression_, alone());
+            write_png_samples(w.job->output, w.samples, w.out_format, o_.force, compression_, alone(), &w.deflated);
             spare_.give(std::move(w.samples.data));
+            w.deflated = DeflatedRows{};
             return;
         }
         if (w.path == Path::Spectrum) {
@@ -788,6 +797,7 @@ private:
     const Backend backend_;
     const std::chrono::steady_clock::time_point start_;
     const int compression_;
+    const bool gpu_deflate_ = !(std::getenv("GPUFFT_GPU_DEFLATE") && std::string(std::getenv("GPUFFT_GPU_DEFLATE")) == "off");
     const int workers_;
     FftOptions fft_;
     SampleLimits sample_limits_;
