@@ -54,7 +54,7 @@ void GpuRunCoder::deflate(const std::vector<unsigned char>& stream) {
 
 void GpuRunCoder::queue() {
     blocks_ = (length_ + kRunBlock - 1) / kRunBlock;
-    if (blocks_ == 0 || blocks_ > 65535) throw std::invalid_argument("GpuRunCoder: 1 to 65535 blocks of rows");
+    if (length_ == 0 || length_ >= kMaxLength) throw std::invalid_argument("GpuRunCoder: 1 byte to 2 GiB of rows");
     // The stream's room: half the rows (a filtered 8-bit photograph takes an eighth, a 16-bit one
     // a third); a longer stream (CODE writes none past it) is the CPU's to make, as a stored
     // block's is. The whole bound would cost the GPU 0.4 ms more a 2048x2048 RGB image to clear.

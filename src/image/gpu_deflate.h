@@ -18,6 +18,9 @@ namespace gpufft {
 
 class GpuRunCoder {
 public:
+    /// The rows' bytes (with their filter bytes) must be fewer: the programs index them in 32 bits.
+    static constexpr size_t kMaxLength = size_t(1) << 31;
+
     explicit GpuRunCoder(ProgramCache& programs) : programs_(programs) {}
     ~GpuRunCoder();
     GpuRunCoder(const GpuRunCoder&) = delete;

@@ -304,7 +304,7 @@ void SampleIo::read_back(const SampleConversion& c) {
     glUseProgram(0);
     // The copy out of the buffer sees the stores.
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    s.deflated = c.deflate && !strip_ && (c.out_depth == 8 || wide);
+    s.deflated = c.deflate && !strip_ && (c.out_depth == 8 || wide) && bytes + static_cast<size_t>(out_height_) < GpuRunCoder::kMaxLength;
     if (s.deflated) {
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // png_filter.comp reads serialize.comp's stores
         if (!s.coder) s.coder = std::make_unique<GpuRunCoder>(programs_);
