@@ -34,17 +34,6 @@ std::future<void> CorePool::run(std::function<void()> job) {
     return done;
 }
 
-void CorePool::for_each(size_t n, const std::function<void(size_t)>& each) {
-    const size_t jobs = std::min<size_t>(n, size());
-    std::vector<std::future<void>> done;
-    for (size_t j = 0; j < jobs; ++j)
-        done.push_back(run([&, j] {
-            for (size_t i = n * j / jobs; i < n * (j + 1) / jobs; ++i) each(i);
-        }));
-    for (auto& d : done) d.wait();  // every job ended before `each` may go
-    for (auto& d : done) d.get();
-}
-
 void CorePool::work() {
     for (;;) {
         std::packaged_task<void()> task;
