@@ -1,7 +1,7 @@
-// run_coder.comp: PNG image data deflated by the run coder (src/image/deflate.h) on the GPU, in two
-// programs between which the CPU chooses each block's code from its counts (run_block_code(),
-// the CPU coder's own choice): so the bits are deflate_runs()'s, and only the counts and the
-// compressed stream cross the bus.
+// run_coder.comp: PNG image data deflated by the run coder (src/image/deflate.h) on the GPU, in
+// three programs queued one after another with nothing back to the CPU between: COUNT the runs,
+// PLAN each block's code from its counts exactly as the CPU's coder chooses it, CODE the bits. So
+// the stream is deflate_runs()'s, and only it and the blocks' summaries cross the bus.
 //
 // Reads:  u_filtered, png_filter.comp's stream of u_blocks.x bytes in blocks of u_blocks.y (the
 //         last may be shorter), each block in 256 chunks of u_blocks.z bytes. One workgroup a
@@ -18,17 +18,19 @@
 //         u_chunks, for each chunk: the run that crosses into it from before (its first byte and
 //         its end; 0, 0 where none), which CODE skips where the run is coded as matches; and the
 //         end of the run its last byte is in, so that CODE need not look for it again.
-// CODE reads u_chunks and u_codes, each block's code (kCodeWords words, GpuRunCoder in
-//         gpu_deflate.cpp): the minimum run m, the header's bits and their number, where the block
-//         starts in the stream (a word and a bit), the end code, each byte's literal (code |
-//         length << 16), each match length's code and bits; and writes u_stream, zero before, the
-//         deflate stream's bits (first bit lowest in the first word): a block's header, then for
-//         each byte its literal, except that a run of m or more repeats is its first byte's
+// PLAN reads u_counts; writes u_codes, each block's code (kCodeWords words): the minimum run m,
+//         the header's bits and their number, the end code, each byte's literal (code | length
+//         << 16), each match length's code and bits; and u_summary, each block's bits, whether the
+//         CPU's coder would store it, and its Adler-32 sums.
+// CODE reads u_chunks, u_codes and u_summary (a block starts after the blocks before it; nothing
+//         is written where a block would be stored or the stream passes u_stream's room); writes
+//         u_stream, zero before, the deflate stream's bits (first bit lowest in the first word): a
+//         block's header, then for each byte its literal, except that a run of m or more repeats is its first byte's
 //         literal and then matches at distance 1, then the end code. Each invocation counts its
 //         chunk's bits, a prefix sum over the chunks places them, then each writes its own (and
 //         invocation 0 the header), by atomicOr: a chunk's first and last words are its
 //         neighbours' too.
-// Variants: COUNT, CODE.
+// Variants: COUNT, PLAN, CODE.
 layout(local_size_x = 256) in;
 
 layout(std430, binding = 3) readonly buffer Filtered { uint u_filtered[]; };
