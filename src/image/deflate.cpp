@@ -495,29 +495,10 @@ RunCounts run_counts(const unsigned char* data, size_t n) {
     return c;
 }
 
-RunBlockCode run_block_code(const RunCounts& counts, size_t n, bool final) {
-    RunBlockCode out;
+bool run_block_stored(const RunCounts& counts, size_t n) {
     Choice best;
     choose(counts, n, best);
-    out.stored = best.stored;
-    out.bits = best.bits;
-    if (best.stored) return out;
-    out.m = static_cast<unsigned>(best.m);
-    Tables t;
-    make_tables(best, t);
-    std::copy(t.literal, t.literal + 256, out.literal);
-    std::copy(t.match_code, t.match_code + 259, out.match_code);
-    std::copy(t.match_bits, t.match_bits + 259, out.match_bits);
-    out.end_code = t.end_code;
-    out.end_bits = t.end_bits;
-    unsigned char buffer[1024] = {};  // a header takes under 600 bytes (19 3-bit lengths, 316 codes of 7 + 7 bits)
-    BitWriter w(buffer);
-    write_header(best.header, final, w);
-    w.flush();
-    out.header_bits = static_cast<unsigned>(w.end() - buffer) * 8 + w.count();
-    out.header.assign(buffer, buffer + (out.header_bits + 7) / 8);
-    if (w.count() > 0) out.header.back() = static_cast<unsigned char>(w.buffer());
-    return out;
+    return best.stored;
 }
 
 size_t deflate_runs_bound(size_t length, size_t block) {

@@ -67,23 +67,9 @@ struct RunCounts {
 /// The counts of `n` bytes as the CPU's coder takes them.
 RunCounts run_counts(const unsigned char* data, size_t n);
 
-/// A block's dynamic code as its counts choose it, for a coder elsewhere (programs/run_coder.comp, CODE)
-/// to write the block deflate_runs() writes: the header's bits, then each byte's literal, except
-/// that a run of `m` or more repeats is its first byte's literal and then matches at distance 1
-/// (match_lengths: 258 while 3 would be left), then the end code.
-struct RunBlockCode {
-    bool stored = false;       // storing the block takes no more bits: deflate_runs() stores it
-    uint64_t bits = 0;         // the block's bits, its header and end included
-    unsigned m = 0;
-    uint32_t literal[256];     // each byte's code | its length << 16, its first bit lowest
-    uint32_t match_code[259];  // each match length's code, extra bits and distance 1's code
-    uint32_t match_bits[259];
-    uint32_t end_code = 0, end_bits = 0;
-    std::vector<unsigned char> header;  // header_bits bits, the first lowest in the first byte
-    unsigned header_bits = 0;
-};
-/// `final`: the stream's last block.
-RunBlockCode run_block_code(const RunCounts& counts, size_t n, bool final);
+/// Whether the coder stores a block of `n` bytes with these counts (coding it would take no fewer
+/// bits): the one block programs/run_coder.comp leaves to the CPU, and the tests' check of it.
+bool run_block_stored(const RunCounts& counts, size_t n);
 
 /// Where runs_pay() looks in `length` bytes: (first byte, bytes) of bands of 32 KiB spread over
 /// them (one a MiB, `fewest` to 8, each in the middle of its share), or all of them where they are

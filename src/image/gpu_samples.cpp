@@ -327,8 +327,8 @@ Samples SampleIo::collect(double* gpu_ms, std::vector<unsigned char>&& storage, 
     Slot& s = slots_[(next_ + slots_.size() - queued_) % slots_.size()];
     glClientWaitSync(s.fence, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(60) * 1000000000);
     if (deflated) {
-        *deflated = DeflatedRows{};
         if (s.deflated) s.coder->collect(*deflated);
+        else *deflated = DeflatedRows{};
     }
     glDeleteSync(s.fence);
     s.fence = nullptr;

@@ -1201,14 +1201,15 @@ bool write_deflated(FILE* file, const Samples& s, int level, const DeflatedRows*
         band_rows.emplace_back();
         bands.emplace_back(filtered_range(s, first, bytes, band_rows.back()), bytes);
     }
-    if (deflated && deflated->coded && runs_pay(bands, level)) {
+    const bool runs = runs_pay(bands, level);
+    if (runs && deflated && deflated->coded) {
         std::vector<unsigned char> stream(2 + deflated->data.size() + 4);
         zlib_header(level, stream.data());
         std::copy(deflated->data.begin(), deflated->data.end(), stream.begin() + 2);
         for (int k = 0; k < 4; ++k) stream[stream.size() - 4 + k] = static_cast<unsigned char>(deflated->adler >> (24 - 8 * k));
         return write_idat(file, stream.data(), stream.size());
     }
-    if (runs_pay(bands, level)) {
+    if (runs) {
         z.reset(new unsigned char[2 + deflate_runs_bound(total) + 4]);
         zlib_header(level, z.get());
         RunCoder coder(z.get() + 2);
@@ -1223,8 +1224,7 @@ bool write_deflated(FILE* file, const Samples& s, int level, const DeflatedRows*
         for (int shift = 24; shift >= 0; shift -= 8) z[size++] = static_cast<unsigned char>(adler >> shift);
     } else {
         libdeflate_compressor* const compressor = level_compressor(level);
-        std::vector<unsigned char> rows;
-        PaethRows(s.width, s.channels, s.depth).append(s.data.data(), s.height, rows);
+        const std::vector<unsigned char> rows = filtered_rows(s);
         const size_t bound = libdeflate_zlib_compress_bound(compressor, rows.size());
         z.reset(new unsigned char[bound]);
         size = libdeflate_zlib_compress(compressor, rows.data(), rows.size(), z.get(), bound);
@@ -1507,6 +1507,12 @@ void PngWriter::commit() {
         s_->fail();
     }
     s_->file.commit();
+}
+
+std::vector<unsigned char> filtered_rows(const Samples& s) {
+    std::vector<unsigned char> rows;
+    PaethRows(s.width, s.channels, s.depth).append(s.data.data(), s.height, rows);
+    return rows;
 }
 
 bool writes_runs(const PngFormat& format, int compression) {

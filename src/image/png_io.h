@@ -175,6 +175,10 @@ unsigned quantise_sample(float v, unsigned max);
 /// bytes a pixel back, in `cur` and the row above, `prev`; 0 before the row's start).
 void paeth_filter_row(const unsigned char* cur, const unsigned char* prev, unsigned char* out, size_t stride, size_t bpp);
 
+/// The image data the fast levels' writer deflates: each row of 8- or 16-bit `s` its filter byte
+/// (4), then its bytes under Paeth, 16-bit samples big-endian as the file stores them.
+std::vector<unsigned char> filtered_rows(const Samples& s);
+
 /// The format an output of `input` is written in: the input's colour type, bit depth, interlacing
 /// and colour metadata, except that
 /// palette images come out RGB(A) 8-bit, tRNS transparency becomes an alpha channel, and a grey input

@@ -68,16 +68,7 @@ int main(int argc, char** argv) {
         std::printf("  %-28s %9.3f ms (deflate() to collect(): %.3f ms)\n", "all", total, median(wall));
         if (declined) throw Error(std::string(argv[1]) + ": a block would be stored: not deflated on the GPU");
         // The same rows on the CPU: filtered as the writer does, then deflate_runs().
-        std::vector<unsigned char> filtered, above(s.row_bytes(), 0), row(s.row_bytes());
-        const size_t bpp = static_cast<size_t>(s.channels) * s.bytes_per_sample();
-        for (int y = 0; y < s.height; ++y) {
-            for (size_t k = 0; k < s.row_bytes(); ++k) row[k] = s.row(y)[s.depth == 16 ? k ^ 1 : k];
-            filtered.push_back(4);
-            const size_t at = filtered.size();
-            filtered.resize(at + s.row_bytes());
-            paeth_filter_row(row.data(), above.data(), filtered.data() + at, s.row_bytes(), bpp);
-            above = row;
-        }
+        const std::vector<unsigned char> filtered = filtered_rows(s);
         std::vector<unsigned char> raw(deflate_runs_bound(filtered.size()));
         const auto t0 = std::chrono::steady_clock::now();
         raw.resize(deflate_runs(filtered.data(), filtered.size(), true, raw.data()));
