@@ -4,7 +4,7 @@
 # (../shared/tools/device-gl.sh, then libdeflate0 beside them, which that script does not fetch:
 # `(cd .gl/lib && apt-get download libdeflate0)`). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes dispatches probe lineprobe
-#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab deflate_ab alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab deflate_ab areas_ab alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -226,23 +226,32 @@ if has batch_ab && [ -x bin/old/fftfilter ]; then  # the batch beside the build 
         OUT=/tmp/bench-ab-hd PEERS= TAIL=4 run "batch_hd_new_$i" test/bench_batch.sh "${BATCH_HD_COUNT:-64}" 1920x1080 gaussian:8
     done
 fi
-if has deflate_ab; then  # outputs deflated on the GPU (GpuRunCoder) against the workers (GPUFFT_GPU_DEFLATE=off),
-                       # the same build, alternating, twice: BATCH_COUNT (192) 2048x2048 files and
-                       # BATCH_HD_COUNT (64) 1920x1080 files; then both ways' outputs compared byte for byte
+# env_ab NAME VAR: the same build with VAR=off and on, alternating, twice: BATCH_COUNT (192)
+# 2048x2048 files and BATCH_HD_COUNT (256) 1920x1080 files (FFTFILTER_ARGS as given); then both
+# ways' outputs compared byte for byte
+env_ab() {
+    local name=$1 var=$2
     for i in 1 2; do
         for way in on off; do
-            GPUFFT_GPU_DEFLATE=$way OUT=/tmp/bench-ab PEERS= TAIL=4 run "deflate_${way}_$i" test/bench_batch.sh "${BATCH_COUNT:-192}" 2048x2048 gaussian:8
+            (export "$var=$way"; OUT=/tmp/bench-ab PEERS= TAIL=4 run "${name}_${way}_$i" test/bench_batch.sh "${BATCH_COUNT:-192}" 2048x2048 gaussian:8)
         done
     done
     for i in 1 2; do
         for way in on off; do
-            GPUFFT_GPU_DEFLATE=$way OUT=/tmp/bench-ab-hd PEERS= TAIL=4 run "deflate_hd_${way}_$i" test/bench_batch.sh "${BATCH_HD_COUNT:-64}" 1920x1080 gaussian:8
+            (export "$var=$way"; OUT=/tmp/bench-ab-hd PEERS= TAIL=4 run "${name}_hd_${way}_$i" test/bench_batch.sh "${BATCH_HD_COUNT:-256}" 1920x1080 gaussian:8)
         done
     done
-    run deflate_same bash -c 'for d in /tmp/bench-ab /tmp/bench-ab-hd; do
+    VAR=$var run "${name}_same" bash -c 'for d in /tmp/bench-ab /tmp/bench-ab-hd; do
         rm -rf $d/on $d/off && mkdir -p $d/on $d/off &&
-        bin/fftfilter -q -k gaussian:8 -o $d/on $d/in/*.png && GPUFFT_GPU_DEFLATE=off bin/fftfilter -q -k gaussian:8 -o $d/off $d/in/*.png &&
+        env $VAR=on bin/fftfilter -q -k gaussian:8 -o $d/on $d/in/*.png && env $VAR=off bin/fftfilter -q -k gaussian:8 -o $d/off $d/in/*.png &&
         n=0 && for f in $d/off/*; do cmp -s $f $d/on/${f##*/} && n=$((n + 1)); done && echo "$d: $n of $(ls $d/off | wc -l) outputs the same bytes"; done'
+}
+if has deflate_ab; then  # outputs deflated on the GPU (GpuRunCoder) against the workers
+    env_ab deflate GPUFFT_GPU_DEFLATE
+fi
+if has areas_ab; then  # samples crossing to and from the GPU through host areas (fftfilter's workers fill and
+                     # read them) against the GL thread's glBufferSubData and copies out
+    env_ab areas GPUFFT_HOST_AREAS
 fi
 if has alone; then  # a file filtered alone: its whole stream inflated in parts on every core against
                   # libdeflate on one (bigpng read ... whole / parts), and fftfilter -v on it (streamed

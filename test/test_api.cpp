@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <thread>
 
 using namespace gpufft;
@@ -547,6 +548,101 @@ TEST(every_way_in_and_out_gives_the_same_floats) {
             GLuint names[2] = {plain_in, plain_out};
             glDeleteTextures(2, names);
         }
+}
+
+TEST(host_areas_carry_samples_both_ways) {
+    // HostAreas: made on the GL thread, taken on others; submit() through them (input, output or
+    // both) gives the bytes of the plain submit(), three images queued at once, the caller's GL
+    // state left alone; an area too small is refused with an Error; a taken area is not given
+    // twice, and comes back when destroyed.
+    test::context();
+    if (!ImageFilter::sample_limits().supported) return;
+    CallerSetup caller;
+    const CallerState before = CallerState::read();
+    HostAreas areas;
+    const Size s{53, 37};
+    const size_t in_bytes = size_t(s.m) * s.n * 3, out_bytes = size_t(s.m) * s.n * 4 * 2;  // RGB 8-bit in, RGBA 16-bit out
+    EXPECT(!areas.take(1), "no area before any is made");
+    for (int i = 0; i < 3; ++i) EXPECT(areas.add(in_bytes, 6, size_t(1) << 20), "area ", i, " made");
+    for (int i = 0; i < 3; ++i) EXPECT(areas.add(out_bytes, 6, size_t(1) << 20), "area ", 3 + i, " made");
+    EXPECT(!areas.add(16, 6, size_t(1) << 20), "a seventh area beyond the count of six");
+    EXPECT(areas.count() == 6 && areas.bytes() == 3 * ((in_bytes + 3) / 4 * 4) + 3 * out_bytes, "areas ", areas.count(), ", bytes ",
+           areas.bytes());
+    EXPECT(CallerState::read() == before, "after making areas: ", describe(before, CallerState::read()));
+    {
+        HostArea big = areas.take(out_bytes);
+        EXPECT(big && big.capacity() == out_bytes, "the smallest area that holds the output: ", big.capacity());
+        HostArea small = areas.take(1);
+        EXPECT(small && small.capacity() == (in_bytes + 3) / 4 * 4, "the smallest free area: ", small.capacity());
+        EXPECT(!areas.take(out_bytes + 1), "no area holds more than was made");
+        std::vector<HostArea> rest;
+        while (HostArea a = areas.take(1)) rest.push_back(std::move(a));
+        EXPECT(rest.size() == 4, "six areas, each taken once: ", rest.size() + 2);
+    }
+    EXPECT(areas.take(out_bytes), "areas come back when destroyed");
+
+    SampleConversion conversion;
+    conversion.in_channels = 3;
+    conversion.out_channels = 4;
+    conversion.out_depth = 16;
+    // The plain submit's outputs from a filter of their own; the filter under test first takes
+    // other images through each of its three slots (what its buffers then hold is not the answer).
+    ImageFilter reference(parse_kernel("gaussian:2")), filter(parse_kernel("gaussian:2"));
+    std::vector<Samples> inputs(3), plain(3);
+    for (int i = 0; i < 3; ++i) {
+        inputs[i].resize(s.m, s.n, 3, 8);
+        std::mt19937 rng(40 + i);
+        for (auto& b : inputs[i].data) b = static_cast<unsigned char>(rng());
+        reference.submit(inputs[i], conversion);
+        plain[i] = reference.collect();
+        Samples other = inputs[i];
+        for (auto& b : other.data) b = static_cast<unsigned char>(255 - b);
+        filter.submit(other, conversion);
+        filter.collect();
+    }
+    // Each way in turn, three queued: samples from an area, into one, both.
+    std::vector<HostArea> from(3), to(3);
+    for (int i = 0; i < 3; ++i) {
+        if (i != 1) {  // taken and filled on another thread, as fftfilter's workers do
+            std::thread([&] {
+                from[i] = areas.take(in_bytes);
+                if (from[i]) std::memcpy(from[i].data(), inputs[i].data.data(), in_bytes);
+            }).join();
+            EXPECT(from[i], "image ", i, ": an area for its samples");
+        }
+        if (i != 0) to[i] = areas.take(out_bytes);
+        Samples shape = inputs[i];
+        if (from[i]) shape.data.clear();  // not read
+        filter.submit(shape, from[i] ? &from[i] : nullptr, to[i] ? &to[i] : nullptr, conversion);
+    }
+    EXPECT(CallerState::read() == before, "after submits through areas: ", describe(before, CallerState::read()));
+    for (int i = 0; i < 3; ++i) {
+        Samples out = filter.collect();
+        const std::vector<unsigned char> got = to[i] ? std::vector<unsigned char>(to[i].data(), to[i].data() + plain[i].data.size()) : out.data;
+        EXPECT(out.width == s.m && out.height == s.n && out.channels == 4 && out.depth == 16, "image ", i, "'s shape");
+        EXPECT(!to[i] || out.data.empty(), "image ", i, ": collect() leaves the output in its area");
+        EXPECT(got == plain[i].data, "image ", i, " through host areas (from ", bool(from[i]), ", to ", bool(to[i]),
+               "): the plain submit's samples");
+    }
+    EXPECT(CallerState::read() == before, "after collects: ", describe(before, CallerState::read()));
+    bool refused = false;
+    try {
+        HostArea none;
+        filter.submit(inputs[0], nullptr, &none, conversion);
+    } catch (const Error& e) {
+        refused = std::string(e.what()).find("host area") != std::string::npos;
+    }
+    EXPECT(refused, "an empty host area for the output is refused with an Error");
+    refused = false;
+    try {
+        HostArea in_area = areas.take(1);  // holds the input, not the 16-bit RGBA output
+        EXPECT(in_area && in_area.capacity() < out_bytes, "an input-sized area");
+        filter.submit(inputs[0], nullptr, &in_area, conversion);
+    } catch (const Error& e) {
+        refused = std::string(e.what()).find("host area") != std::string::npos;
+    }
+    EXPECT(refused, "an area too small for the output is refused with an Error");
+    EXPECT(filter.pending() == 0, "nothing queued by the refused submits");
 }
 
 TEST(gl_state_is_left_as_found) {

@@ -671,8 +671,38 @@ TEST(gpu_conversion_gives_the_cpu_paths_files_byte_for_byte) {
         }
 }
 
+TEST(host_areas_change_no_byte_of_a_batch) {
+    // A GPU batch's samples cross through host areas (the workers fill and read them) by default,
+    // through the GL thread with GPUFFT_HOST_AREAS=off: every PNG kind (their sizes differ, so
+    // areas are taken, missed and added), both GL backends, the same files; -v counts the files
+    // that went through areas.
+    TempDir dir;
+    write_fixtures(dir, 45, 29, 910);
+    for (const char* backend : {"compute", "fragment"}) {
+        const std::string common = tool() + " -j 2 --backend " + backend + " -k gaussian:2 ";
+        test::run("rm -rf " + dir / "on" + " " + dir / "off");
+        test::Result on = test::run(common + "-v -o " + dir / "on " + dir.path() + "/t*.png");
+        test::Result off = test::run("GPUFFT_HOST_AREAS=off " + common + "-q -o " + dir / "off " + dir.path() + "/t*.png");
+        EXPECT(on.status == 0 && off.status == 0, backend, ": exit ", on.status, "/", off.status, ": ", on.err.substr(0, 300), off.err);
+        const size_t at = on.err.find("host areas: ");
+        long in = 0, out = 0;
+        if (at != std::string::npos) std::sscanf(on.err.c_str() + at, "host areas: %ld files' samples copied to the GPU from them, %ld", &in, &out);
+        EXPECT(in > 0 && out > 0, backend, ": files through host areas, in ", in, ", out ", out);
+        int same = 0, files = 0;
+        for (const Format& f : kFormats)
+            for (bool interlace : {false, true}) {
+                const std::string name = name_of(f, interlace);
+                ++files;
+                const std::string x = test::read_bytes(dir / ("on/" + name)), y = test::read_bytes(dir / ("off/" + name));
+                same += !x.empty() && x == y;
+                EXPECT(!x.empty() && x == y, backend, " ", name, ": through host areas, another file");
+            }
+        EXPECT(same == files, backend, ": ", same, " of ", files, " files identical");
+    }
+}
+
 TEST(samples_come_back_alike_mapped_or_copied) {
-    // The filtered samples come back through a mapped buffer in the host's memory (ReadBuffer) up
+    // The filtered samples come back through a mapped buffer in the host's memory (HostBuffer) up
     // to SampleIo::mapped_limit bytes, above it by glGetBufferSubData: the same samples either way,
     // for RGB 8-bit and RGBA 16-bit images, two queued at once, and alternating between the ways;
     // and so into memory given back (storage of other bytes, shorter, as long or longer).

@@ -49,7 +49,7 @@ void StorageBuffer::read_at(std::size_t offset, void* data, std::size_t bytes) c
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
 }
 
-bool ReadBuffer::reserve(std::size_t bytes) {
+bool HostBuffer::reserve(std::size_t bytes) {
     if (data_ && bytes <= size_) return true;
     if (!(GLEW_VERSION_4_4 || GLEW_ARB_buffer_storage)) return false;
     while (glGetError() != GL_NO_ERROR) {}
@@ -57,12 +57,13 @@ bool ReadBuffer::reserve(std::size_t bytes) {
     data_ = nullptr;
     size_ = 0;
     // Coherent: the GPU's writes are seen once a fence after them has signalled, with no barrier
-    // of the client's own (the copy's barrier is given anyway: copy_from()).
-    const GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    // of the client's own (the copy's barrier is given anyway: copy_from()), and the CPU's writes
+    // by a copy queued after them.
+    const GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
     glBindBuffer(GL_COPY_WRITE_BUFFER, id_.get());
     glBufferStorage(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, flags | GL_CLIENT_STORAGE_BIT);
     if (glGetError() == GL_NO_ERROR)
-        data_ = static_cast<const unsigned char*>(glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), flags));
+        data_ = static_cast<unsigned char*>(glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), flags));
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
     if (!data_) {
         while (glGetError() != GL_NO_ERROR) {}
@@ -73,12 +74,16 @@ bool ReadBuffer::reserve(std::size_t bytes) {
     return true;
 }
 
-void ReadBuffer::copy_from(const StorageBuffer& source, std::size_t bytes) {
-    glBindBuffer(GL_COPY_READ_BUFFER, source.id());
-    glBindBuffer(GL_COPY_WRITE_BUFFER, id_.get());
+void copy_buffer(GLuint from, GLuint to, std::size_t bytes) {
+    glBindBuffer(GL_COPY_READ_BUFFER, from);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, to);
     glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(bytes));
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+}
+
+void HostBuffer::copy_from(const StorageBuffer& source, std::size_t bytes) {
+    copy_buffer(source.id(), id_.get(), bytes);
     glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
 }
 

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <utility>
@@ -462,6 +463,18 @@ Image ImageFilter::apply(const Image& image, TileCaps caps) {
 void ImageFilter::submit(const Samples& in, const SampleConversion& conversion, TileCaps caps) {
     guarded([&] { impl_->convolver->submit(in, conversion, caps); });
 }
+void ImageFilter::submit(const Samples& in, const HostArea* from, const HostArea* to, const SampleConversion& conversion,
+                         TileCaps caps) {
+    guarded([&] {
+        if (from && (!*from || from->capacity() < in.row_bytes() * static_cast<size_t>(in.height)))
+            throw std::logic_error("ImageFilter::submit: the host area does not hold the image's samples");
+        const size_t out = static_cast<size_t>(in.width) * static_cast<size_t>(in.height) *
+                           static_cast<size_t>(conversion.out_channels) * (conversion.out_depth == 16 ? 2 : 1);
+        if (to && (!*to || to->capacity() < (out + 3) / 4 * 4))
+            throw std::logic_error("ImageFilter::submit: the host area does not hold the output's samples");
+        impl_->convolver->submit(in, conversion, caps, from, to);
+    });
+}
 void ImageFilter::submit_strip(const std::vector<const unsigned char*>& rows, int origin, int first, int count, int width, int height,
                                const SampleConversion& conversion, TileCaps caps) {
     guarded([&] { impl_->convolver->submit_strip(rows, origin, first, count, width, height, conversion, caps); });
@@ -488,6 +501,106 @@ SampleLimits ImageFilter::sample_limits() {
 }
 Image ImageFilter::spectrum(const Image& image) {
     return guarded([&] { return spectrum_image(impl_->programs, image, impl_->boundary, impl_->options); });
+}
+
+// ---- Upload areas: host buffers the GPU copies samples from (HostBuffer), handed between threads.
+
+struct HostPool {
+    struct Area {
+        HostBuffer buffer;
+        bool taken = false;
+    };
+    std::mutex mutex;
+    std::vector<std::unique_ptr<Area>> areas;  // only ever appended, until the pool's HostAreas goes
+    size_t bytes = 0;
+};
+
+HostArea::HostArea(HostArea&& other) noexcept
+    : pool_(std::move(other.pool_)), index_(other.index_), data_(std::exchange(other.data_, nullptr)),
+      capacity_(std::exchange(other.capacity_, 0)), buffer_(std::exchange(other.buffer_, 0)) {}
+HostArea& HostArea::operator=(HostArea&& other) noexcept {
+    if (this != &other) {
+        give_back();
+        pool_ = std::move(other.pool_);
+        index_ = other.index_;
+        data_ = std::exchange(other.data_, nullptr);
+        capacity_ = std::exchange(other.capacity_, 0);
+        buffer_ = std::exchange(other.buffer_, 0);
+    }
+    return *this;
+}
+HostArea::~HostArea() { give_back(); }
+
+void HostArea::give_back() {
+    if (!pool_) return;
+    {
+        std::lock_guard<std::mutex> lock(pool_->mutex);
+        if (index_ < pool_->areas.size()) pool_->areas[index_]->taken = false;
+    }
+    pool_.reset();
+    data_ = nullptr;
+    capacity_ = 0;
+    buffer_ = 0;
+}
+
+HostAreas::HostAreas() : pool_(std::make_shared<HostPool>()) {}
+
+HostAreas::~HostAreas() {
+    std::vector<std::unique_ptr<HostPool::Area>> areas;
+    {
+        std::lock_guard<std::mutex> lock(pool_->mutex);
+        areas.swap(pool_->areas);
+        pool_->bytes = 0;
+    }
+    if (!areas.empty() && glGetString(GL_VERSION)) {
+        SavedGlState saved;
+        areas.clear();  // the buffers, unmapped as they go
+    } else {
+        for (auto& a : areas) a.release();  // no context: nothing can be freed (the process is ending)
+    }
+}
+
+bool HostAreas::add(size_t bytes, size_t count, size_t limit) {
+    bytes = (bytes + 3) / 4 * 4;
+    {
+        std::lock_guard<std::mutex> lock(pool_->mutex);
+        if (pool_->areas.size() >= count || pool_->bytes + bytes > limit) return false;
+    }
+    auto area = std::make_unique<HostPool::Area>();
+    if (!guarded([&] { return area->buffer.reserve(bytes); })) return false;
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    pool_->bytes += area->buffer.size();
+    pool_->areas.push_back(std::move(area));
+    return true;
+}
+
+HostArea HostAreas::take(size_t bytes) {
+    HostArea out;
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    size_t best = pool_->areas.size();
+    for (size_t i = 0; i < pool_->areas.size(); ++i) {
+        const HostPool::Area& a = *pool_->areas[i];
+        if (!a.taken && a.buffer.size() >= bytes && (best == pool_->areas.size() || a.buffer.size() < pool_->areas[best]->buffer.size()))
+            best = i;
+    }
+    if (best == pool_->areas.size()) return out;
+    HostPool::Area& a = *pool_->areas[best];
+    a.taken = true;
+    out.pool_ = pool_;
+    out.index_ = best;
+    out.data_ = a.buffer.data();
+    out.capacity_ = a.buffer.size();
+    out.buffer_ = a.buffer.id();
+    return out;
+}
+
+size_t HostAreas::count() const {
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    return pool_->areas.size();
+}
+size_t HostAreas::bytes() const {
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    return pool_->bytes;
 }
 
 Image synthesize(const SynthSpec& spec, const FftOptions& options) {

@@ -351,6 +351,63 @@ struct SampleLimits {
     bool fits(int width, int height, int in_channels, int in_depth, int out_channels, int out_depth) const;
 };
 
+struct HostPool;
+
+/// Memory in the host that the GPU copies an image's samples from and its output's samples to
+/// itself (a buffer of client storage, mapped persistently: GL 4.4), so that ImageFilter::submit()
+/// and collect() queue copies on the GPU instead of copying the samples on the calling thread.
+/// Taken from HostAreas on any thread, filled or read there (a decoder's or encoder's worker),
+/// handed to submit() on the GL thread and kept untouched until collect() has returned that
+/// image; destroying it (any thread) gives it back. Move-only.
+class HostArea {
+public:
+    HostArea() = default;
+    HostArea(HostArea&& other) noexcept;
+    HostArea& operator=(HostArea&& other) noexcept;
+    HostArea(const HostArea&) = delete;
+    HostArea& operator=(const HostArea&) = delete;
+    ~HostArea();
+
+    explicit operator bool() const { return data_ != nullptr; }
+    unsigned char* data() const { return data_; }
+    size_t capacity() const { return capacity_; }
+    /// The GL buffer the mapping belongs to.
+    unsigned gl_buffer() const { return buffer_; }
+
+private:
+    friend class HostAreas;
+    void give_back();
+    std::shared_ptr<HostPool> pool_;
+    size_t index_ = 0;
+    unsigned char* data_ = nullptr;
+    size_t capacity_ = 0;
+    unsigned buffer_ = 0;
+};
+
+/// The host areas of one context: made on the GL thread (reserve()), taken on any (take()).
+/// Destroy it with its context current once every area taken is back (a mapping outlives
+/// neither).
+class HostAreas {
+public:
+    HostAreas();
+    ~HostAreas();
+    HostAreas(const HostAreas&) = delete;
+    HostAreas& operator=(const HostAreas&) = delete;
+
+    /// GL thread: makes one more area of `bytes` (rounded up to whole words) unless `count`
+    /// exist or `limit` bytes would be passed; false where none was made (those limits, no
+    /// buffer storage, no memory).
+    bool add(size_t bytes, size_t count, size_t limit);
+    /// Any thread: the smallest free area of at least `bytes`, or an empty one where none is free.
+    HostArea take(size_t bytes);
+    /// Areas made, and their bytes.
+    size_t count() const;
+    size_t bytes() const;
+
+private:
+    std::shared_ptr<HostPool> pool_;
+};
+
 /// What the last image (or strip) filtered took.
 struct FilterStats {
     int tiles = 0, fft_width = 0, fft_height = 0;
@@ -378,6 +435,13 @@ public:
     /// without waiting: collect() returns the oldest submitted image's output; at most three wait
     /// (collect() before a fourth submit()).
     void submit(const Samples& in, const SampleConversion& conversion, TileCaps caps = {});
+    /// The same through host areas, each where given: the samples in `from` (in.row_bytes() *
+    /// in.height bytes there; in.data is not read), the output's samples copied into `to` (which
+    /// holds them rounded up to whole words; collect() then returns them there, its Samples' data
+    /// empty). The GPU copies them itself. Both stay untouched until collect() has returned this
+    /// image's output.
+    void submit(const Samples& in, const HostArea* from, const HostArea* to, const SampleConversion& conversion,
+                TileCaps caps = {});
     /// One strip of an image streamed by rows: rows[i] holds the samples of the image row that row
     /// `origin` + i of the boundary-extended image reads (null: a zero row); the strip's outputs
     /// are image rows `first` .. `first` + `count` - 1, collect()ed as submit()'s.
@@ -390,7 +454,8 @@ public:
     /// that its memory serves again: no fresh allocation, no zero filling, when it is large enough).
     Samples collect(double* gpu_ms, std::vector<unsigned char>&& storage);
     /// The same, and where the image was submitted with SampleConversion::deflate, its PNG image
-    /// data in `deflated` (else `deflated` not coded).
+    /// data in `deflated` (else `deflated` not coded), in the memory `deflated.data` holds where
+    /// it is large enough.
     Samples collect(double* gpu_ms, std::vector<unsigned char>&& storage, DeflatedRows& deflated);
     size_t pending() const;
     /// The tiling of a width x height image along each axis.

@@ -273,15 +273,16 @@ void Convolver::filter_row_of_tiles(Setup& s, const AxisTiling& x, const AxisTil
     }
 }
 
-void Convolver::submit(const Samples& in, const SampleConversion& conversion, TileCaps caps) {
+void Convolver::submit(const Samples& in, const SampleConversion& conversion, TileCaps caps, const HostArea* from,
+                       const HostArea* to) {
     require_gpu_conversion(conversion, "Convolver::submit");
     const auto [tx, ty] = tiling(in.width, in.height, caps);  // the blocks depend on the image, not only the grid
     Setup& s = sample_setup(tx, ty);
     last_ = Stats{0, tx.fft, ty.fft, 0, setup_ms_};
-    io_->upload(in);
+    io_->upload(in, from);
     for (int by = 0; by < in.height; by += ty.block)
         filter_row_of_tiles(s, tx, ty, conversion, in.width, by - ty.lead, by, std::min(by + ty.block, in.height));
-    io_->read_back(conversion);
+    io_->read_back(conversion, to);
 }
 
 void Convolver::submit_strip(const std::vector<const unsigned char*>& rows, int origin, int first, int count, int width,

@@ -79,7 +79,10 @@ public:
     /// with the same conversions on the CPU, bit for bit. Queued without waiting: collect() returns
     /// the oldest submitted image's output; at most three wait (collect() before a fourth submit()).
     /// Premultiplied inputs are not divided back here: the caller takes apply() for those.
-    void submit(const Samples& in, const SampleConversion& conversion, TileCaps caps = {});
+    /// With `from`, the samples are there, not in in.data; with `to`, the output goes there
+    /// (ImageFilter::submit's host areas).
+    void submit(const Samples& in, const SampleConversion& conversion, TileCaps caps = {}, const HostArea* from = nullptr,
+                const HostArea* to = nullptr);
     /// One strip of an image streamed by rows (strips.h: rows, origin, first, count as
     /// StripFilter::submit), queued as submit() queues an image; collect() gives its output rows.
     void submit_strip(const std::vector<const unsigned char*>& rows, int origin, int first, int count, int width, int height,

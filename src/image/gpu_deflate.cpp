@@ -125,9 +125,12 @@ bool GpuRunCoder::collect(DeflatedRows& out) {
     }
     const size_t bytes = static_cast<size_t>((bits + 7) / 8);
     if (bytes + 4 > room_) return false;
-    out.data.resize(bytes);
-    if (mapped_) std::copy(stream_back_.data(), stream_back_.data() + bytes, out.data.begin());
-    else stream_.read(out.data.data(), bytes);
+    if (mapped_) {
+        out.data.assign(stream_back_.data(), stream_back_.data() + bytes);  // into the memory given, not zero filled first
+    } else {
+        out.data.resize(bytes);
+        stream_.read(out.data.data(), bytes);
+    }
     out.adler = static_cast<uint32_t>(b << 16 | a);
     out.coded = true;
     check_gl("reading the deflated rows back");

@@ -46,7 +46,7 @@ private:
 
     ProgramCache& programs_;
     StorageBuffer filtered_, counts_, chunks_, codes_, summary_, stream_;
-    ReadBuffer summary_back_, stream_back_;  // where mapped (else read from summary_, stream_)
+    HostBuffer summary_back_, stream_back_;  // where mapped (else read from summary_, stream_)
     bool mapped_ = false;
     size_t length_ = 0, blocks_ = 0, room_ = 0;
     GLsync fence_ = nullptr;

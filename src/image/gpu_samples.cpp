@@ -134,7 +134,7 @@ const SampleIo::Table& SampleIo::table(bool encode, int depth, bool linear, cons
     return tables_.emplace(key, std::move(table)).first->second;
 }
 
-void SampleIo::upload(const Samples& in) {
+void SampleIo::upload(const Samples& in, const HostArea* area) {
     if (queued_ == slots_.size()) throw std::logic_error("SampleIo: collect() before the next upload");
     Slot& s = slots_[next_];
     width_ = in.width;
@@ -144,8 +144,10 @@ void SampleIo::upload(const Samples& in) {
     out_height_ = in.height;
     s.timer.begin();
     // A whole number of words: the programs read 32 bits at a time.
-    s.in.reserve((in.data.size() + 3) / 4 * 4, "the image's samples");
-    s.in.write(in.data.data(), in.data.size());
+    const size_t bytes = area ? in.row_bytes() * static_cast<size_t>(in.height) : in.data.size();
+    s.in.reserve((bytes + 3) / 4 * 4, "the image's samples");
+    if (area) copy_buffer(area->gl_buffer(), s.in.id(), bytes);
+    else s.in.write(in.data.data(), bytes);
     check_gl("uploading samples");
 }
 
@@ -273,7 +275,7 @@ void SampleIo::pack(const SampleConversion& c, const Texture& result, int origin
     dispatch(out.x1 - out.x0, out.y1 - out.y0);
 }
 
-void SampleIo::read_back(const SampleConversion& c) {
+void SampleIo::read_back(const SampleConversion& c, const HostArea* to) {
     Slot& s = slots_[next_];
     s.width = width_;
     s.height = out_height_;
@@ -311,8 +313,14 @@ void SampleIo::read_back(const SampleConversion& c) {
         const size_t bpp = static_cast<size_t>(c.out_channels) * (wide ? 2 : 1);
         s.coder->deflate(s.out, bpp * static_cast<size_t>(width_), out_height_, static_cast<int>(bpp), wide);
     }
-    s.mapped = words * 4 <= mapped_limit && s.back.reserve(words * 4);
-    if (s.mapped) s.back.copy_from(s.out, words * 4);
+    s.to_area = to != nullptr;
+    s.mapped = !s.to_area && words * 4 <= mapped_limit && s.back.reserve(words * 4);
+    if (s.to_area) {
+        copy_buffer(s.out.id(), to->gl_buffer(), words * 4);
+        glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+    } else if (s.mapped) {
+        s.back.copy_from(s.out, words * 4);
+    }
     s.timer.end();
     s.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     check_gl("reading samples back");
@@ -328,7 +336,11 @@ Samples SampleIo::collect(double* gpu_ms, std::vector<unsigned char>&& storage, 
     glClientWaitSync(s.fence, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(60) * 1000000000);
     if (deflated) {
         if (s.deflated) s.coder->collect(*deflated);
-        else *deflated = DeflatedRows{};
+        else {
+            deflated->coded = false;
+            deflated->data.clear();  // its memory kept for the caller
+            deflated->adler = 1;
+        }
     }
     glDeleteSync(s.fence);
     s.fence = nullptr;
@@ -340,7 +352,9 @@ Samples SampleIo::collect(double* gpu_ms, std::vector<unsigned char>&& storage, 
     // Never zero filled first: fresh memory, zeroed and then copied over, took the GL thread as
     // long as the copy (a 2048x2048 RGB file's 12.6 MB). assign() copies into memory given back
     // that holds as much, else into a fresh allocation.
-    if (s.mapped) {
+    if (s.to_area) {
+        out.data.clear();  // the samples lie in the caller's host area
+    } else if (s.mapped) {
         out.data.assign(s.back.data(), s.back.data() + bytes);
     } else {
         out.data.resize(bytes);

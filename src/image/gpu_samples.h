@@ -69,8 +69,10 @@ public:
     /// What the current context can take.
     static SampleLimits limits();
 
-    /// Uploads the image's samples (into the next slot's storage buffer).
-    void upload(const Samples& in);
+    /// Uploads the image's samples (into the next slot's storage buffer): from in.data by the
+    /// calling thread, or with `area` a copy the GPU makes from there (the samples there, not in
+    /// in.data).
+    void upload(const Samples& in, const HostArea* area = nullptr);
     /// Uploads one strip of an image streamed by rows (strips.h): rows[i] holds the samples of the
     /// image row that row `origin` + i of the boundary-extended image reads (null: a zero row, for
     /// the zero boundary beyond the edges), `width` pixels of `channels` samples of `depth` bits;
@@ -84,13 +86,15 @@ public:
     void pack(const SampleConversion& c, const Texture& result, int origin_x, int origin_y, const Region& out);
     /// Queues the packed output (width x height of the last upload, or its strip's rows) as PNG rows into the slot's
     /// storage buffer; collect() copies the oldest slot's out, waiting for the GPU only if it must.
-    void read_back(const SampleConversion& c);
+    /// With `to`, the copy goes there (a host area, which holds them) and collect() leaves them
+    /// there.
+    void read_back(const SampleConversion& c, const HostArea* to = nullptr);
     /// The oldest queued output; `gpu_ms`, if given, gets the GPU time from its upload to its
     /// read-back. Its samples go into `storage` (memory to use again: see ImageFilter::collect).
     Samples collect(double* gpu_ms = nullptr, std::vector<unsigned char>&& storage = {}, DeflatedRows* deflated = nullptr);
     size_t pending() const { return queued_; }
     /// Outputs up to this many bytes come back through a mapped buffer in the host's memory
-    /// (ReadBuffer), larger ones (and all where the context cannot map one) by glGetBufferSubData:
+    /// (HostBuffer), larger ones (and all where the context cannot map one) by glGetBufferSubData:
     /// two slots of pinned memory at most twice this. Tests set it to take either way.
     static size_t mapped_limit;
 
@@ -111,8 +115,9 @@ private:
     int strip_origin_ = 0, out_height_ = 0;
     struct Slot {
         StorageBuffer in, out;  // the image's samples, the output's bytes
-        ReadBuffer back;        // the output's bytes copied to the host's memory, where mapped
+        HostBuffer back;        // the output's bytes copied to the host's memory, where mapped
         bool mapped = false;    // the last read-back went through `back`
+        bool to_area = false;   // the last read-back went into the caller's host area
         GLsync fence = nullptr;
         GpuTimer timer;  // from the upload to the read-back
         std::unique_ptr<GpuRunCoder> coder;  // the output deflated on the GPU, where asked

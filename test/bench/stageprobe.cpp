@@ -3,8 +3,9 @@
 // and timed twice: the CPU time of its GL calls (the GL thread blocked in them), and the time until
 // glFinish returns. Then alternative transfer routes are timed the same way, and finally the real
 // submit/collect pipeline back to back. Usage:
-//   stageprobe [WxH] [KERNEL] [BACKEND] [RUNS] [pipeline]     defaults: 2048x2048 gaussian:8 compute 5
-// (pipeline: only the pipeline, with the measured model's tiles and with one grid)
+//   stageprobe [WxH] [KERNEL] [BACKEND] [RUNS] [pipeline|all] [LOAD]     defaults: 2048x2048 gaussian:8 compute 5 all 0
+// (pipeline: only the pipeline, as fftfilter's batch runs it, each way; LOAD: threads copying
+// memory meanwhile)
 #include "app/cli.h"
 #include "fft/fft2d.h"
 #include "fft/filter.h"
@@ -13,12 +14,15 @@
 #include "image/gpu_samples.h"
 #include "image/kernels.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace gpufft;
@@ -57,7 +61,8 @@ int main(int argc, char** argv) {
         fft.backend = argc > 3 ? parse_backend(argv[3]) : Backend::Compute;
         const int runs = argc > 4 ? parse_int(argv[4], "runs", 1, 1000) : 5;
         const bool pipeline_only = argc > 5 && std::string(argv[5]) == "pipeline";
-        if (argc > 5 && !pipeline_only) throw UsageError(std::string("the fifth argument is 'pipeline' or nothing, not '") + argv[5] + "'");
+        if (argc > 5 && !pipeline_only && std::string(argv[5]) != "all")
+            throw UsageError(std::string("the fifth argument is 'pipeline' or 'all', not '") + argv[5] + "'");
         HeadlessContext context;
         std::printf("stageprobe: %s\n%dx%d RGB 8-bit, %s, %s backend, median of %d\n", describe_gl().c_str(), width, height,
                     kernel_spec.c_str(), backend_name(fft.backend), runs);
@@ -208,42 +213,132 @@ int main(int argc, char** argv) {
                     glDeleteBuffers(1, &readback);
                 }
             }
+            // The upload the other way round: samples a worker writes (or decodes) straight into a
+            // buffer in the host's memory that the GPU copies from, so that the GL thread only
+            // queues the copy. Each placement: writing into it, a decoder's in-place pass over it
+            // (each row's bytes plus the row above's: PNG's Up filter undone) beside the same pass
+            // in a vector, and the GPU's copy out of it.
+            if (GLEW_VERSION_4_4 || GLEW_ARB_buffer_storage) {
+                struct Way {
+                    const char* name;
+                    GLbitfield flags;
+                };
+                const GLbitfield rw = GL_MAP_READ_BIT | GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+                const Way ways[] = {{"upload area, client storage, read+write", rw | GL_CLIENT_STORAGE_BIT},
+                                    {"upload area, read+write", rw},
+                                    {"upload area, client storage, write only",
+                                     GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT}};
+                const size_t row = static_cast<size_t>(width) * 3;
+                auto undo_up = [&](unsigned char* p) {
+                    for (size_t y = 1; y < static_cast<size_t>(height); ++y)
+                        for (size_t i = 0; i < row; ++i) p[y * row + i] = static_cast<unsigned char>(p[y * row + i] + p[(y - 1) * row + i]);
+                };
+                std::vector<unsigned char> plain(in.data);
+                time_step("(a vector: the decoder's in-place pass)", runs, [&] { undo_up(plain.data()); });
+                for (const Way& way : ways) {
+                    GLuint area;
+                    glGenBuffers(1, &area);
+                    glBindBuffer(GL_COPY_READ_BUFFER, area);
+                    glBufferStorage(GL_COPY_READ_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, way.flags);
+                    auto* m = static_cast<unsigned char*>(
+                        glMapBufferRange(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(bytes), way.flags & ~GL_CLIENT_STORAGE_BIT));
+                    if (!m) {
+                        std::printf("  %s: not mapped\n", way.name);
+                    } else {
+                        time_step((std::string(way.name) + ": memcpy in").c_str(), runs, [&] { std::memcpy(m, in.data.data(), bytes); });
+                        time_step((std::string(way.name) + ": the decoder's in-place pass").c_str(), runs, [&] { undo_up(m); });
+                        std::memcpy(m, in.data.data(), bytes);
+                        time_step((std::string(way.name) + ": copy to the SSBO").c_str(), runs, [&] {
+                            glBindBuffer(GL_COPY_READ_BUFFER, area);
+                            glBindBuffer(GL_COPY_WRITE_BUFFER, ssbo);
+                            glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(bytes));
+                        });
+                        std::vector<unsigned char> direct(bytes);
+                        glBindBuffer(GL_SHADER_STORAGE_BUFFER, ssbo);
+                        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), direct.data());
+                        std::printf("  (%s: %s)\n", way.name, direct == in.data ? "the same bytes" : "OTHER BYTES");
+                        glBindBuffer(GL_COPY_READ_BUFFER, area);
+                        glUnmapBuffer(GL_COPY_READ_BUFFER);
+                    }
+                    glDeleteBuffers(1, &area);
+                }
+            }
             glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
             glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
         }
 
-        // The pipeline, with the measured model's tiles and with one grid wherever it fits, each
-        // twice, alternating.
-        std::printf("\nthe pipeline: submit/collect back to back, two in flight (Convolver), %d images a round\n", runs);
-        for (int round = 0; round < 4; ++round) {
+        // The pipeline as fftfilter's batch runs it: three in flight, with the measured model's
+        // tiles and with one grid, the samples from the GL thread's memory or through host areas
+        // (both ways), the outputs deflated on the GPU or not; each once a round, two rounds.
+        // With LOAD threads (the sixth argument), that many threads copy memory meanwhile, as a
+        // batch's decoders load the host.
+        const int load = argc > 6 ? parse_int(argv[6], "load threads", 0, 1024) : 0;
+        std::atomic<bool> stop{false};
+        std::vector<std::thread> loaders;
+        for (int t = 0; t < load; ++t)
+            loaders.emplace_back([&stop] {
+                std::vector<unsigned char> a(size_t(32) << 20, 1), b(a.size());
+                while (!stop.load(std::memory_order_relaxed)) std::memcpy(b.data(), a.data(), a.size());
+            });
+        std::printf("\nthe pipeline: submit/collect back to back, three in flight (Convolver), %d images a round, %d loading threads\n",
+                    runs, load);
+        HostAreas areas;
+        const size_t in_bytes = in.data.size(), out_bytes = in_bytes;
+        for (int i = 0; i < 6; ++i) areas.add(in_bytes, 6, size_t(1) << 34);
+        for (int round = 0; round < 16; ++round) {
             ConvolveOptions options;
             options.fft = fft;
             options.measured_tiles = round % 2 == 1;
+            const bool through_areas = (round / 2) % 2 == 1, deflate = (round / 4) % 2 == 1;
+            SampleConversion cd = c;
+            cd.deflate = deflate;
             Convolver convolver(programs, kernel, options);
             const auto [px, py] = convolver.tiling(width, height);
-            convolver.submit(in, c);
-            convolver.collect();
+            std::deque<std::pair<HostArea, HostArea>> held;
+            auto submit = [&] {
+                HostArea from, to;
+                if (through_areas) {
+                    from = areas.take(in_bytes);
+                    to = areas.take(out_bytes);
+                    std::memcpy(from.data(), in.data.data(), in_bytes);  // (a worker's copy: not timed)
+                }
+                const double a = now_ms();
+                convolver.submit(in, cd, {}, from ? &from : nullptr, to ? &to : nullptr);
+                held.emplace_back(std::move(from), std::move(to));
+                return now_ms() - a;
+            };
+            std::vector<unsigned char> storage;
+            DeflatedRows deflated;
+            auto collect = [&](double* g) {
+                const double a = now_ms();
+                Samples out = convolver.collect(g, std::move(storage), &deflated);
+                const double t = now_ms() - a;
+                storage = std::move(out.data);
+                held.pop_front();
+                return t;
+            };
+            submit();
+            collect(nullptr);
             glFinish();
             std::vector<double> submit_ms, collect_ms, gpu_ms;
             const double t0 = now_ms();
-            for (int r = 0; r < runs + 2; ++r) {
-                if (r < runs) {
-                    double a = now_ms();
-                    convolver.submit(in, c);
-                    submit_ms.push_back(now_ms() - a);
-                }
-                if (convolver.pending() == 2 || (r >= runs && convolver.pending() > 0)) {
-                    double a = now_ms(), g = 0;
-                    convolver.collect(&g);
-                    collect_ms.push_back(now_ms() - a);
+            for (int r = 0; r < runs + 3; ++r) {
+                if (r < runs) submit_ms.push_back(submit());
+                if (convolver.pending() == 3 || (r >= runs && convolver.pending() > 0)) {
+                    double g = 0;
+                    collect_ms.push_back(collect(&g));
                     gpu_ms.push_back(g);
                 }
             }
             const double total = now_ms() - t0;
-            std::printf("  %-10s %3d tiles of %5dx%-5d submit %8.3f ms, collect %7.3f ms, GPU (upload to read-back) %8.3f ms (medians); %6.1f images/s, %7.1f MP/s\n",
-                        options.measured_tiles ? "tiles" : "one grid", px.tiles(width) * py.tiles(height), px.fft, py.fft, median(submit_ms),
-                        median(collect_ms), median(gpu_ms), runs * 1000.0 / total, runs * double(width) * height / total / 1000.0);
+            std::printf("  %-8s %-13s %-9s %2d tiles of %5dx%-5d submit %7.3f ms, collect %7.3f ms, GPU (upload to read-back) %7.3f ms "
+                        "(medians); %6.1f images/s, %7.1f MP/s\n",
+                        options.measured_tiles ? "tiles" : "one grid", through_areas ? "host areas" : "GL thread's", deflate ? "deflated" : "samples",
+                        px.tiles(width) * py.tiles(height), px.fft, py.fft, median(submit_ms), median(collect_ms), median(gpu_ms),
+                        runs * 1000.0 / total, runs * double(width) * height / total / 1000.0);
         }
+        stop = true;
+        for (std::thread& t : loaders) t.join();
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "stageprobe: %s\n", e.what());
