@@ -138,7 +138,7 @@ $(BIN)/bench/%: $(OBJ)/test/bench/%.o $(APP_LIB) $(LIB)
 tsan:
 	@$(MAKE) --no-print-directory SANITIZE=thread bin/tsan/fftfilter bin/tsan/test/test_fftfilter
 	@SANITIZE=thread TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp:halt_on_error=1:report_signal_unsafe=0" \
-	    bin/tsan/test/test_fftfilter shards threads refuses gpu_conversion inflate_and inflate_ahead inflates_in_parts channels_at_once fast_levels
+	    bin/tsan/test/test_fftfilter shards threads refuses gpu_conversion inflate_and inflate_ahead inflates_in_parts channels_at_once fast_levels host_areas
 
 demo: all
 	@for k in $(DEMO_FILTERS); do \

@@ -471,10 +471,12 @@ void swap_samples(const unsigned char* from, unsigned char* to, size_t bytes) {
 // machine's order. `parts`: a stream of two parts at least (inflate_in_parts' 4 MiB each) is
 // inflated in parts on every core (CorePool), for a file read alone, where they would wait; a
 // batch's workers keep libdeflate, the faster a core. Gives who inflated it ("libdeflate",
-// "inflater, in parts"); null, with `s` in any state, on anything that is not plainly right (a
+// "inflater, in parts"); null, with `out` in any state, on anything that is not plainly right (a
 // CRC, the stream, a filter type, a critical chunk after the data, the file's end before IEND):
-// the caller then reads the file again through libpng, whose word on it stands.
-const char* inflate_whole(FILE* file, Samples& s, bool parts) {
+// the caller then reads the file again through libpng, whose word on it stands. The samples of
+// `height` rows of `stride` bytes (`bpp` a pixel, `depth` bits a sample) go to `out`, which holds
+// (stride + 1) * height bytes (the rows with their filter bytes, before they are moved down).
+const char* inflate_whole(FILE* file, unsigned char* out, size_t stride, size_t bpp, size_t height, int depth, bool parts) {
     // The rest of the file in one buffer, from the first IDAT's head; the image data gathered
     // where it lies, each IDAT's data moved down after the one before.
     const long at = std::ftell(file);
@@ -499,18 +501,16 @@ const char* inflate_whole(FILE* file, Samples& s, bool parts) {
     // (A window under 32 KiB, which libpng's writer gives images of under 16 KiB, is libpng's to
     // read: it refuses distances beyond it, libdeflate ignores the window; zlib_header_ok().)
     if (stream < 2 || !zlib_header_ok(bytes.data())) return nullptr;
-    const size_t stride = s.row_bytes(), bpp = static_cast<size_t>(s.channels) * s.bytes_per_sample();
-    const size_t height = static_cast<size_t>(s.height);
-    s.data.resize((stride + 1) * height);
+    const size_t inflated = (stride + 1) * height;
     const char* by = "inflater, in parts";
-    if (!parts || !inflate_in_parts(bytes.data(), stream, s.data.data(), s.data.size(), CorePool::get().size(),
+    if (!parts || !inflate_in_parts(bytes.data(), stream, out, inflated, CorePool::get().size(),
                                     [](std::function<void()> job) { return CorePool::get().run(std::move(job)); })) {
         struct Free {
             void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
         };
         thread_local std::unique_ptr<libdeflate_decompressor, Free> inflater(libdeflate_alloc_decompressor());
         if (!inflater) throw std::bad_alloc();
-        if (libdeflate_zlib_decompress(inflater.get(), bytes.data(), stream, s.data.data(), s.data.size(), nullptr) !=
+        if (libdeflate_zlib_decompress(inflater.get(), bytes.data(), stream, out, inflated, nullptr) !=
             LIBDEFLATE_SUCCESS)
             return nullptr;
         by = "libdeflate";
@@ -520,7 +520,7 @@ const char* inflate_whole(FILE* file, Samples& s, bool parts) {
     // against the row above, which is already in place.
     const std::vector<unsigned char> zeros(stride, 0);
     for (size_t y = 0; y < height; y += 2) {  // two rows a step (of one filter, side by side)
-        unsigned char* row = s.data.data() + stride * y;
+        unsigned char* row = out + stride * y;
         const int filter = row[y];
         std::memmove(row, row + y + 1, stride);
         unsigned char* const lower = y + 1 < height ? row + stride : nullptr;
@@ -529,8 +529,7 @@ const char* inflate_whole(FILE* file, Samples& s, bool parts) {
         if (filter > 4 || lower_filter > 4) return nullptr;
         unfilter(filter, row, y ? row - stride : zeros.data(), stride, bpp, lower_filter, lower);
     }
-    s.data.resize(stride * height);
-    if (s.depth == 16) swap_samples(s.data.data(), s.data.data(), s.data.size());
+    if (depth == 16) swap_samples(out, out, stride * height);
     return by;
 }
 
@@ -891,36 +890,49 @@ void PngReader::read_rows(unsigned char* dst, int count) {
     if (s_->next_row == height() && !read_end(&c)) fail(s_->name, libpng_problem(c));
 }
 
-PngSamples PngReader::read_image(bool parts, std::vector<unsigned char>&& storage) {
+bool PngReader::inflates_whole() const { return s_->passes == 1 && inflates_itself(s_->format) && !s_->libpng_only; }
+
+size_t PngReader::image_bytes() const {
+    const size_t rows = row_bytes() * static_cast<size_t>(height());
+    return inflates_whole() ? rows + static_cast<size_t>(height()) : rows;  // inflate_whole()'s rows with filter bytes
+}
+
+void PngReader::read_image_to(unsigned char* dst, size_t capacity, bool parts) {
     if (s_->next_row != 0) throw std::logic_error("PngReader::read_image: rows already read");
-    PngSamples out;
-    out.format = s_->format;
-    Samples& s = out.samples;
-    s.data = std::move(storage);
-    const bool whole = s_->passes == 1 && inflates_itself(s_->format) && !s_->libpng_only;
-    if (whole) s.data.reserve((row_bytes() + 1) * static_cast<size_t>(height()));  // inflate_whole()'s rows with filter bytes
-    s.resize(width(), height(), channels(), depth());
-    if (whole) {
-        if (const char* by = inflate_whole(s_->c.file, s, parts)) {
+    if (capacity < image_bytes()) throw std::logic_error("PngReader::read_image_to: less room than image_bytes()");
+    if (inflates_whole()) {
+        const size_t bpp = static_cast<size_t>(channels()) * (depth() == 16 ? 2 : 1);
+        if (const char* by = inflate_whole(s_->c.file, dst, row_bytes(), bpp, static_cast<size_t>(height()), depth(), parts)) {
             s_->next_row = height();
             s_->decoder = by;
-            return out;
+            return;
         }
         // Something not plainly right: libpng reads the file from its start and has the last word.
         restart_libpng();
-        s.resize(width(), height(), channels(), depth());
     }
     if (s_->passes == 1) {
-        read_rows(s.data.data(), height());
-        return out;
+        read_rows(dst, height());
+        return;
     }
     // interlaced: the passes fill the whole image
     PngContext& c = s_->c;
     std::vector<png_bytep> rows(static_cast<size_t>(height()));
-    for (int y = 0; y < height(); ++y) rows[static_cast<size_t>(y)] = s.row(y);
+    for (int y = 0; y < height(); ++y) rows[static_cast<size_t>(y)] = dst + row_bytes() * static_cast<size_t>(y);
     if (!read_all(&c, rows.data())) fail(s_->name, libpng_problem(c));
     if (!read_end(&c)) fail(s_->name, libpng_problem(c));
     s_->next_row = height();
+}
+
+PngSamples PngReader::read_image(bool parts, std::vector<unsigned char>&& storage) {
+    PngSamples out;
+    out.format = s_->format;
+    Samples& s = out.samples;
+    s.data = std::move(storage);
+    s.data.reserve(image_bytes());  // one allocation of what decoding takes (resize() alone would double a fresh one's)
+    s.resize(width(), height(), channels(), depth());
+    s.data.resize(image_bytes());
+    read_image_to(s.data.data(), s.data.size(), parts);
+    s.data.resize(s.row_bytes() * static_cast<size_t>(s.height));
     return out;
 }
 

@@ -89,6 +89,12 @@ public:
     /// tolerances stand. The samples go into `storage` (an earlier image's, given back so that its
     /// memory serves again).
     PngSamples read_image(bool parts = false, std::vector<unsigned char>&& storage = {});
+    /// The same into `dst`, which holds `capacity` bytes, image_bytes() at least: the samples,
+    /// row_bytes() * height() of them, from its start (a host area's memory, fftfilter's batch).
+    void read_image_to(unsigned char* dst, size_t capacity, bool parts = false);
+    /// The room read_image_to() takes: the samples, and where the image data is inflated whole a
+    /// byte more a row (each row's filter byte, before the rows are moved down).
+    size_t image_bytes() const;
     /// Who decoded the image data: "libdeflate" (read_image() inflating the whole stream),
     /// "inflater, in parts" (the same in parts, inflate.h),
     /// "inflater" (read_rows() inflating as it goes, inflate.h; both unfiltering here, for images
@@ -97,6 +103,9 @@ public:
     const char* decoder() const;
     /// Every row through libpng, before any is read (tests compare the other decoders with it).
     void use_libpng();
+    /// read_image() inflates the whole stream itself (and unfilters it here), unless anything
+    /// there is not plainly right.
+    bool inflates_whole() const;
 
 private:
     struct State;

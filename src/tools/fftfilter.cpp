@@ -346,6 +346,7 @@ struct Work : FileWork {
     // Samples: the input's samples where a worker placed them for the GPU's copy, then the
     // output's where the GPU copied them for a worker (samples.data empty while they are there).
     HostArea area, result;
+    size_t decode_bytes = 0;  // the room its decoding takes (PngReader::image_bytes())
     DeflatedRows deflated;  // after the GPU, the output's image data, where deflated there
     Image image;      // Float, Cpu and Spectrum: the image, filtered in place or replaced
     SampleConversion conversion;
@@ -500,13 +501,12 @@ private:
             if (format.interlaced) w->samples = reader.read_image().samples;
             return std::unique_ptr<FileWork>(std::move(w));
         }
-        PngSamples png = reader.read_image(alone(), spare_.take());
         // The GPU conversion covers every case but two, which the CPU converts: premultiplied
         // alpha divided back (a division, which GLSL does not round exactly), and a grey image
         // under a per-channel kernel (whether it comes out grey depends on the whole result).
         const bool on_samples = !o_.spectrum && backend_ != Backend::Fftw && !(o_.premultiply && alpha) &&
-                                !(png.format.is_grey() && kernel_.per_channel) &&
-                                sample_limits_.fits(w->width, w->height, png.samples.channels, png.samples.depth,
+                                !(format.is_grey() && kernel_.per_channel) &&
+                                sample_limits_.fits(w->width, w->height, reader.channels(), reader.depth(),
                                                    channels_of(out_format.color_type), out_format.bit_depth);
         if (on_samples) {
             w->path = Path::Samples;
@@ -516,10 +516,22 @@ private:
             // the workers write the stream, the bytes they would have made (GpuRunCoder);
             // GPUFFT_GPU_DEFLATE=off codes on the workers.
             c.deflate = !alone() && gpu_deflate_ && writes_runs(out_format, compression_);
-            w->samples = std::move(png.samples);
-            place_for_upload(*w);
+            // Decoded straight into a free host area (memory the GPU copies from itself), where
+            // there is one: the GL thread then queues a copy on the GPU instead of copying the
+            // samples itself (on a busy H200 host, 2.5-3.5 ms a 2048x2048 file: it bounded the batch).
+            w->decode_bytes = reader.image_bytes();
+            if (areas_) w->area = areas_->take(w->decode_bytes);
+            if (w->area) {
+                reader.read_image_to(w->area.data(), w->area.capacity(), alone());
+                w->samples.width = w->width, w->samples.height = w->height;  // the shape; the samples are in the area
+                w->samples.channels = reader.channels(), w->samples.depth = reader.depth();
+                ++areas_in_;
+            } else {
+                w->samples = reader.read_image(alone(), spare_.take()).samples;
+            }
             return std::unique_ptr<FileWork>(std::move(w));
         }
+        PngSamples png = reader.read_image(alone(), spare_.take());
         w->image = samples_to_image(png.samples);
         if (o_.linear) to_linear(w->image, w->transfer);
         if (o_.spectrum) {
@@ -531,22 +543,6 @@ private:
             w->on_gpu = w->path == Path::Float;
         }
         return std::unique_ptr<FileWork>(std::move(w));
-    }
-
-    /// Worker: copies a file's samples into a free host area (memory the GPU copies from
-    /// itself), where there is one, and gives their memory back: the GL thread then queues a copy
-    /// on the GPU instead of copying the samples itself (on a busy H200 host, 2.5-3.5 ms a
-    /// 2048x2048 file: it bounded the batch). The copy here, while the samples are fresh in this
-    /// core's caches, took 0.5-1.1 ms of a worker's 30-60 ms decode.
-    void place_for_upload(Work& w) {
-        if (!areas_) return;
-        const size_t bytes = w.samples.row_bytes() * static_cast<size_t>(w.samples.height);
-        w.area = areas_->take(bytes);
-        if (!w.area) return;
-        std::memcpy(w.area.data(), w.samples.data.data(), bytes);
-        spare_.give(std::move(w.samples.data));
-        w.samples.data = {};
-        ++areas_in_;
     }
 
     /// GL thread, after a file's samples came without a host area, or found none for its output
@@ -586,13 +582,13 @@ private:
     void gpu_prepare() {
         if (!gpu_ || o_.spectrum || backend_ == Backend::Fftw || jobs_.empty() || !jobs_[0].problem.empty()) return;
         Work w;
-        size_t sample_bytes = 0;  // the first file's decoded samples, filtered whole
+        size_t sample_bytes = 0;  // the room decoding the first file takes, filtered whole
         try {
             PngReader reader(jobs_[0].input, PngLimits{0});
             describe(w, reader);
             const bool strips = plan(w);
             if (!strips && static_cast<long long>(w.width) * w.height > limits_.max_pixels) return;
-            if (!strips) sample_bytes = reader.row_bytes() * static_cast<size_t>(reader.height());
+            if (!strips) sample_bytes = reader.image_bytes();
         } catch (const Error&) {
             return;  // the file's own read meets the problem
         }
@@ -623,7 +619,7 @@ private:
                     convolver_ready().submit(w.samples, w.area ? &w.area : nullptr, w.result ? &w.result : nullptr, w.conversion,
                                              w.caps);
                 });
-                if (areas_ && !w.area) add_host_area(w.samples.data.size());
+                if (areas_ && !w.area) add_host_area(w.decode_bytes);
                 if (areas_ && !w.result) add_host_area(out_bytes);
                 spare_.give(std::move(w.samples.data));  // uploaded: for a later file's samples
                 ImageFilter& c = *convolver_;
