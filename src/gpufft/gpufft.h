@@ -439,7 +439,7 @@ public:
     /// in.height bytes there; in.data is not read), the output's samples copied into `to` (which
     /// holds them rounded up to whole words; collect() then returns them there, its Samples' data
     /// empty). The GPU copies them itself. Both stay untouched until collect() has returned this
-    /// image's output.
+    /// image's output, or the filter is destroyed (which waits for the GPU's work it queued).
     void submit(const Samples& in, const HostArea* from, const HostArea* to, const SampleConversion& conversion,
                 TileCaps caps = {});
     /// One strip of an image streamed by rows: rows[i] holds the samples of the image row that row

@@ -100,7 +100,11 @@ SampleIo::SampleIo(ProgramCache& programs) : programs_(programs) {}
 
 SampleIo::~SampleIo() {
     for (Slot& s : slots_) {
-        if (s.fence) glDeleteSync(s.fence);
+        if (!s.fence) continue;
+        // An image still queued may yet copy into its caller's host area, which the caller gives
+        // back once this is gone: its work is waited for (a lost context returns at once).
+        glClientWaitSync(s.fence, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(10) * 1000000000);
+        glDeleteSync(s.fence);
     }
 }
 

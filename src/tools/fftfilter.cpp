@@ -396,7 +396,8 @@ public:
         limits_.max_pixels = o.max_pixels;
         if (!o.spectrum && backend_ == Backend::Fftw) fftw_ = std::make_unique<FftwConvolver>(kernel_, o.boundary);
         const char* areas = std::getenv("GPUFFT_HOST_AREAS");
-        if (sample_limits_.supported && !(areas && std::string(areas) == "off")) areas_ = std::make_unique<HostAreas>();
+        if (sample_limits_.supported && jobs_.size() > 1 && !(areas && std::string(areas) == "off"))
+            areas_ = std::make_unique<HostAreas>();  // (a file alone: its copies are the GL thread's either way)
         // What plan_memory() tiles by: the transform's lengths and largest side, as the filter's.
         memory_.max_memory = o.max_memory > 0 ? o.max_memory : default_max_memory();
         memory_.max_pixels = o.max_pixels;
@@ -601,7 +602,7 @@ private:
         }
         // A batch's host areas: one for each worker, of the first file's samples (one more each
         // time a file finds none free: add_host_area()).
-        if (areas_ && sample_bytes > 0 && !alone()) {
+        if (areas_ && sample_bytes > 0) {
             for (int i = 0; i < workers_; ++i)
                 if (!add_host_area(sample_bytes)) break;
         }
