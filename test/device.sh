@@ -4,7 +4,7 @@
 # (../shared/tools/device-gl.sh, then libdeflate0 beside them, which that script does not fetch:
 # `(cd .gl/lib && apt-get download libdeflate0)`). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes dispatches probe lineprobe
-#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab deflate_ab areas_ab alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab deflate_ab areas_ab glthreads alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -252,6 +252,13 @@ fi
 if has areas_ab; then  # samples crossing to and from the GPU through host areas (fftfilter's workers fill and
                      # read them) against the GL thread's glBufferSubData and copies out
     env_ab areas GPUFFT_HOST_AREAS
+fi
+if has glthreads && [ -x bin/bench/glthreads ]; then  # GL threads of their own, each with a context: do they add up
+                                                # (the batch's route; 14 threads loading memory, then none)?
+    for l in 14 0; do
+        TAIL=7 run "glthreads_2048_$l" bin/bench/glthreads 2048x2048 gaussian:8 60 "$l" 1 2 3 1 2
+        TAIL=7 run "glthreads_hd_$l" bin/bench/glthreads 1920x1080 gaussian:8 80 "$l" 1 2 3 1 2
+    done
 fi
 if has alone; then  # a file filtered alone: its whole stream inflated in parts on every core against
                   # libdeflate on one (bigpng read ... whole / parts), and fftfilter -v on it (streamed

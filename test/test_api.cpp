@@ -580,6 +580,19 @@ TEST(host_areas_carry_samples_both_ways) {
         EXPECT(rest.size() == 4, "six areas, each taken once: ", rest.size() + 2);
     }
     EXPECT(areas.take(out_bytes), "areas come back when destroyed");
+    {
+        // grow(): the smallest free area smaller than asked is made that large, the count kept.
+        const size_t before_bytes = areas.bytes(), in_words = (in_bytes + 3) / 4 * 4;
+        HostArea held = areas.take(1);  // an input-sized one, not free: not the one grown
+        EXPECT(!areas.grow(16, size_t(1) << 20), "no free area smaller than 16 bytes to grow");
+        EXPECT(!areas.grow(2 * out_bytes, before_bytes), "a growth past the limit is refused");
+        EXPECT(areas.grow(2 * out_bytes, size_t(1) << 20), "a free input-sized area grown");
+        EXPECT(areas.count() == 6 && areas.bytes() == before_bytes - in_words + 2 * out_bytes, "after growing: ", areas.count(),
+               " areas, ", areas.bytes(), " bytes");
+        HostArea grown = areas.take(2 * out_bytes);
+        EXPECT(grown && grown.capacity() == 2 * out_bytes, "the grown area taken");
+        EXPECT(held && held.capacity() == in_words, "the area held kept its size");
+    }
 
     SampleConversion conversion;
     conversion.in_channels = 3;
@@ -625,6 +638,8 @@ TEST(host_areas_carry_samples_both_ways) {
                "): the plain submit's samples");
     }
     EXPECT(CallerState::read() == before, "after collects: ", describe(before, CallerState::read()));
+    from.clear();  // collected: given back
+    to.clear();
     bool refused = false;
     try {
         HostArea none;

@@ -574,6 +574,28 @@ bool HostAreas::add(size_t bytes, size_t count, size_t limit) {
     return true;
 }
 
+bool HostAreas::grow(size_t bytes, size_t limit) {
+    bytes = (bytes + 3) / 4 * 4;
+    HostPool::Area* area = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(pool_->mutex);
+        for (auto& a : pool_->areas)
+            if (!a->taken && a->buffer.size() < bytes && (!area || a->buffer.size() < area->buffer.size())) area = a.get();
+        if (!area || pool_->bytes - area->buffer.size() + bytes > limit) return false;
+        area->taken = true;  // no one takes it while it is remade
+        pool_->bytes -= area->buffer.size();
+    }
+    HostBuffer larger;
+    const bool made = guarded([&] { return larger.reserve(bytes); });
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    if (made) {
+        guarded([&] { area->buffer = std::move(larger); });  // the old buffer unmapped and deleted
+    }
+    pool_->bytes += area->buffer.size();
+    area->taken = false;
+    return made;
+}
+
 HostArea HostAreas::take(size_t bytes) {
     HostArea out;
     std::lock_guard<std::mutex> lock(pool_->mutex);

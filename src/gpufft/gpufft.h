@@ -398,6 +398,9 @@ public:
     /// exist or `limit` bytes would be passed; false where none was made (those limits, no
     /// buffer storage, no memory).
     bool add(size_t bytes, size_t count, size_t limit);
+    /// GL thread: replaces the smallest free area smaller than `bytes` with one of `bytes`, unless
+    /// `limit` bytes would be passed; false where none was replaced. The count stays as it is.
+    bool grow(size_t bytes, size_t limit);
     /// Any thread: the smallest free area of at least `bytes`, or an empty one where none is free.
     HostArea take(size_t bytes);
     /// Areas made, and their bytes.

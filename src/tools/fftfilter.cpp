@@ -546,12 +546,20 @@ private:
         return std::unique_ptr<FileWork>(std::move(w));
     }
 
-    /// GL thread, after a file's samples came without a host area, or found none for its output
-    /// (none was free): one more, up to one for each file the pipeline holds and an eighth of
-    /// --max-memory.
+    /// How many host areas a batch keeps: one for each file the pipeline holds (BatchOptions::
+    /// in_flight's default, at most the batch's files), which holds its samples from its decoding
+    /// to its collect() and its output from there to its writing, and one more for each of the
+    /// three images the GPU holds (those hold two). At most an eighth of --max-memory.
+    size_t host_area_count() const {
+        return std::min(2 * static_cast<size_t>(workers_) + 2, jobs_.size()) + 3;
+    }
+
+    /// GL thread: a host area of `bytes` more (gpu_prepare), or, after a file found none large
+    /// enough (its samples came without one, or its output found none), one more or a free
+    /// smaller one made that large.
     bool add_host_area(size_t bytes) {
-        const size_t files = 2 * static_cast<size_t>(workers_) + 2;  // BatchOptions::in_flight's default
-        return areas_->add(bytes, files, static_cast<size_t>(memory_.max_memory / 8));
+        const size_t limit = static_cast<size_t>(memory_.max_memory / 8);
+        return areas_->add(bytes, host_area_count(), limit) || areas_->grow(bytes, limit);
     }
 
     /// The bytes of a Samples file's output samples.
@@ -600,11 +608,12 @@ private:
             convolver_.reset();
             return;
         }
-        // A batch's host areas: one for each worker, of the first file's samples (one more each
-        // time a file finds none free: add_host_area()).
+        // A batch's host areas, all made now (so that a batch holds as many GL objects after ten
+        // files as after five hundred), of the first file's size; a file that finds none large
+        // enough makes a free one larger (add_host_area()).
         if (areas_ && sample_bytes > 0) {
-            for (int i = 0; i < workers_; ++i)
-                if (!add_host_area(sample_bytes)) break;
+            for (size_t i = 0; i < host_area_count(); ++i)
+                if (!areas_->add(sample_bytes, host_area_count(), static_cast<size_t>(memory_.max_memory / 8))) break;
         }
     }
 

@@ -9,10 +9,36 @@
 #include "gl/program.h"
 #include "gl/timer.h"
 
+#include <atomic>
+#include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 namespace gpufft::bench {
+
+/// `threads` threads copying 32 MB buffers over and over for the object's life, loading the host's
+/// memory as a batch's decoders do while the GL thread works.
+class MemoryLoad {
+public:
+    explicit MemoryLoad(int threads) {
+        for (int t = 0; t < threads; ++t)
+            threads_.emplace_back([this] {
+                std::vector<unsigned char> a(size_t(32) << 20, 1), b(a.size());
+                while (!stop_.load(std::memory_order_relaxed)) std::memcpy(b.data(), a.data(), a.size());
+            });
+    }
+    ~MemoryLoad() {
+        stop_ = true;
+        for (std::thread& t : threads_) t.join();
+    }
+    MemoryLoad(const MemoryLoad&) = delete;
+    MemoryLoad& operator=(const MemoryLoad&) = delete;
+
+private:
+    std::atomic<bool> stop_{false};
+    std::vector<std::thread> threads_;
+};
 
 /// Makes the embedded probe programs loadable by name (ProgramCache).
 inline void add_probe_programs() {

@@ -13,8 +13,8 @@
 #include "image/convolve.h"
 #include "image/gpu_samples.h"
 #include "image/kernels.h"
+#include "probes.h"
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -22,7 +22,6 @@
 #include <functional>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace gpufft;
@@ -273,13 +272,7 @@ int main(int argc, char** argv) {
         // With LOAD threads (the sixth argument), that many threads copy memory meanwhile, as a
         // batch's decoders load the host.
         const int load = argc > 6 ? parse_int(argv[6], "load threads", 0, 1024) : 0;
-        std::atomic<bool> stop{false};
-        std::vector<std::thread> loaders;
-        for (int t = 0; t < load; ++t)
-            loaders.emplace_back([&stop] {
-                std::vector<unsigned char> a(size_t(32) << 20, 1), b(a.size());
-                while (!stop.load(std::memory_order_relaxed)) std::memcpy(b.data(), a.data(), a.size());
-            });
+        const bench::MemoryLoad loading(load);
         std::printf("\nthe pipeline: submit/collect back to back, three in flight (Convolver), %d images a round, %d loading threads\n",
                     runs, load);
         HostAreas areas;
@@ -337,8 +330,6 @@ int main(int argc, char** argv) {
                         px.tiles(width) * py.tiles(height), px.fft, py.fft, median(submit_ms), median(collect_ms), median(gpu_ms),
                         runs * 1000.0 / total, runs * double(width) * height / total / 1000.0);
         }
-        stop = true;
-        for (std::thread& t : loaders) t.join();
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "stageprobe: %s\n", e.what());
