@@ -384,7 +384,7 @@ private:
     unsigned buffer_ = 0;
 };
 
-/// The host areas of one context: made on the GL thread (reserve()), taken on any (take()).
+/// The host areas of one context: made on the GL thread (add(), grow()), taken on any (take()).
 /// Destroy it with its context current once every area taken is back (a mapping outlives
 /// neither).
 class HostAreas {
