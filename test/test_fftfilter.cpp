@@ -674,7 +674,7 @@ TEST(gpu_conversion_gives_the_cpu_paths_files_byte_for_byte) {
 TEST(host_areas_change_no_byte_of_a_batch) {
     // A GPU batch's samples cross through host areas (the workers fill and read them) by default,
     // through the GL thread with GPUFFT_HOST_AREAS=off: every PNG kind (their sizes differ, so
-    // areas are taken, missed and added), both GL backends, the same files; -v counts the files
+    // areas are taken, missed and grown), both GL backends, the same files; -v counts the files
     // that went through areas.
     TempDir dir;
     write_fixtures(dir, 45, 29, 910);
