@@ -82,9 +82,11 @@ void copy_buffer(GLuint from, GLuint to, std::size_t bytes) {
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
 }
 
-void HostBuffer::copy_from(const StorageBuffer& source, std::size_t bytes) {
-    copy_buffer(source.id(), id_.get(), bytes);
+void copy_to_mapped(GLuint from, GLuint to, std::size_t bytes) {
+    copy_buffer(from, to, bytes);
     glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
 }
+
+void HostBuffer::copy_from(const StorageBuffer& source, std::size_t bytes) { copy_to_mapped(source.id(), id_.get(), bytes); }
 
 }  // namespace gpufft

@@ -41,6 +41,10 @@ private:
 /// Queues a copy of buffer `from`'s first `bytes` into buffer `to` (GL names), ordered after the
 /// GL commands before it.
 void copy_buffer(GLuint from, GLuint to, std::size_t bytes);
+/// The same into a buffer the CPU has mapped (HostBuffer's), which it reads once a fence issued
+/// after the copy has signalled; the GPU's writes to `from` before must be ordered by a
+/// glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT).
+void copy_to_mapped(GLuint from, GLuint to, std::size_t bytes);
 
 /// A buffer in the host's memory (client storage) mapped for reading and writing once and kept
 /// mapped (GL 4.4's buffer storage), which the GPU copies into and out of itself. Results come

@@ -468,8 +468,7 @@ void ImageFilter::submit(const Samples& in, const HostArea* from, const HostArea
     guarded([&] {
         if (from && (!*from || from->capacity() < in.row_bytes() * static_cast<size_t>(in.height)))
             throw std::logic_error("ImageFilter::submit: the host area does not hold the image's samples");
-        const size_t out = static_cast<size_t>(in.width) * static_cast<size_t>(in.height) *
-                           static_cast<size_t>(conversion.out_channels) * (conversion.out_depth == 16 ? 2 : 1);
+        const size_t out = conversion.output_bytes(in.width, in.height);
         if (to && (!*to || to->capacity() < (out + 3) / 4 * 4))
             throw std::logic_error("ImageFilter::submit: the host area does not hold the output's samples");
         impl_->convolver->submit(in, conversion, caps, from, to);
@@ -503,7 +502,7 @@ Image ImageFilter::spectrum(const Image& image) {
     return guarded([&] { return spectrum_image(impl_->programs, image, impl_->boundary, impl_->options); });
 }
 
-// ---- Upload areas: host buffers the GPU copies samples from (HostBuffer), handed between threads.
+// ---- Host areas: host buffers the GPU copies samples from and into (HostBuffer), handed between threads.
 
 struct HostPool {
     struct Area {
@@ -513,6 +512,17 @@ struct HostPool {
     std::mutex mutex;
     std::vector<std::unique_ptr<Area>> areas;  // only ever appended, until the pool's HostAreas goes
     size_t bytes = 0;
+
+    /// With `mutex` held: the index of the smallest free area whose size `fits`, else areas.size().
+    template <class Fits>
+    size_t smallest_free(Fits fits) const {
+        size_t best = areas.size();
+        for (size_t i = 0; i < areas.size(); ++i) {
+            const size_t size = areas[i]->buffer.size();
+            if (!areas[i]->taken && fits(size) && (best == areas.size() || size < areas[best]->buffer.size())) best = i;
+        }
+        return best;
+    }
 };
 
 HostArea::HostArea(HostArea&& other) noexcept
@@ -579,9 +589,10 @@ bool HostAreas::grow(size_t bytes, size_t limit) {
     HostPool::Area* area = nullptr;
     {
         std::lock_guard<std::mutex> lock(pool_->mutex);
-        for (auto& a : pool_->areas)
-            if (!a->taken && a->buffer.size() < bytes && (!area || a->buffer.size() < area->buffer.size())) area = a.get();
-        if (!area || pool_->bytes - area->buffer.size() + bytes > limit) return false;
+        const size_t i = pool_->smallest_free([&](size_t size) { return size < bytes; });
+        if (i == pool_->areas.size()) return false;
+        area = pool_->areas[i].get();
+        if (pool_->bytes - area->buffer.size() + bytes > limit) return false;
         area->taken = true;  // no one takes it while it is remade
         pool_->bytes -= area->buffer.size();
     }
@@ -599,12 +610,7 @@ bool HostAreas::grow(size_t bytes, size_t limit) {
 HostArea HostAreas::take(size_t bytes) {
     HostArea out;
     std::lock_guard<std::mutex> lock(pool_->mutex);
-    size_t best = pool_->areas.size();
-    for (size_t i = 0; i < pool_->areas.size(); ++i) {
-        const HostPool::Area& a = *pool_->areas[i];
-        if (!a.taken && a.buffer.size() >= bytes && (best == pool_->areas.size() || a.buffer.size() < pool_->areas[best]->buffer.size()))
-            best = i;
-    }
+    const size_t best = pool_->smallest_free([&](size_t size) { return size >= bytes; });
     if (best == pool_->areas.size()) return out;
     HostPool::Area& a = *pool_->areas[best];
     a.taken = true;

@@ -328,6 +328,12 @@ struct SampleConversion {
     /// Also deflate the output as PNG image data on the GPU (8- or 16-bit output; collect()'s
     /// DeflatedRows): the bits the fast PNG writer's run coder makes of the same samples.
     bool deflate = false;
+
+    /// The bytes of a width x height output's samples.
+    size_t output_bytes(int width, int height) const {
+        return static_cast<size_t>(width) * static_cast<size_t>(height) * static_cast<size_t>(out_channels) *
+               (out_depth == 16 ? 2 : 1);
+    }
 };
 
 /// An output's PNG image data, deflated on the GPU (SampleConversion::deflate): its rows, each

@@ -286,8 +286,7 @@ void SampleIo::read_back(const SampleConversion& c, const HostArea* to) {
     s.channels = c.out_channels;
     s.depth = c.out_depth;
     const bool wide = c.out_depth == 16;
-    const size_t bytes = static_cast<size_t>(width_) * static_cast<size_t>(out_height_) * static_cast<size_t>(c.out_channels) *
-                         (wide ? 2 : 1);
+    const size_t bytes = c.output_bytes(width_, out_height_);
     const size_t words = (bytes + 3) / 4;
     s.out.reserve(words * 4, "the output's samples");
     // pack.comp's image stores are read next through a sampler.
@@ -319,12 +318,8 @@ void SampleIo::read_back(const SampleConversion& c, const HostArea* to) {
     }
     s.to_area = to != nullptr;
     s.mapped = !s.to_area && words * 4 <= mapped_limit && s.back.reserve(words * 4);
-    if (s.to_area) {
-        copy_buffer(s.out.id(), to->gl_buffer(), words * 4);
-        glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    } else if (s.mapped) {
-        s.back.copy_from(s.out, words * 4);
-    }
+    if (s.to_area) copy_to_mapped(s.out.id(), to->gl_buffer(), words * 4);
+    else if (s.mapped) s.back.copy_from(s.out, words * 4);
     s.timer.end();
     s.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     check_gl("reading samples back");

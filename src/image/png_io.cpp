@@ -466,7 +466,7 @@ void swap_samples(const unsigned char* from, unsigned char* to, size_t bytes) {
 }
 
 // The image data after png_read_info() (which stops inside the first IDAT chunk, its head read)
-// into `s` (sized by the caller): every chunk's CRC up to IEND checked, the stream inflated to
+// into `out`: every chunk's CRC up to IEND checked, the stream inflated to
 // exactly the rows' size, its Adler-32 checked, the rows unfiltered, 16-bit samples to the
 // machine's order. `parts`: a stream of two parts at least (inflate_in_parts' 4 MiB each) is
 // inflated in parts on every core (CorePool), for a file read alone, where they would wait; a

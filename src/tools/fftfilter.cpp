@@ -363,6 +363,13 @@ unsigned channels_used(const PngFormat& f, bool per_channel_kernel) {
     return f.has_alpha() ? mask | 8u : mask;
 }
 
+/// An environment variable set to "off" (GPUFFT_GPU_DEFLATE, GPUFFT_HOST_AREAS: the batch's
+/// routes that A/B runs switch off).
+bool turned_off(const char* variable) {
+    const char* v = std::getenv(variable);
+    return v && std::string(v) == "off";
+}
+
 /// "1 tile", "2 tiles": a count and its noun.
 std::string counted(long long n, const char* noun) {
     return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
@@ -395,8 +402,7 @@ public:
         sample_limits_ = gpu_ && o.gpu_convert ? ImageFilter::sample_limits() : SampleLimits{};
         limits_.max_pixels = o.max_pixels;
         if (!o.spectrum && backend_ == Backend::Fftw) fftw_ = std::make_unique<FftwConvolver>(kernel_, o.boundary);
-        const char* areas = std::getenv("GPUFFT_HOST_AREAS");
-        if (sample_limits_.supported && jobs_.size() > 1 && !(areas && std::string(areas) == "off"))
+        if (sample_limits_.supported && jobs_.size() > 1 && !turned_off("GPUFFT_HOST_AREAS"))
             areas_ = std::make_unique<HostAreas>();  // (a file alone: its copies are the GL thread's either way)
         // What plan_memory() tiles by: the transform's lengths and largest side, as the filter's.
         memory_.max_memory = o.max_memory > 0 ? o.max_memory : default_max_memory();
@@ -554,19 +560,13 @@ private:
         return std::min(2 * static_cast<size_t>(workers_) + 2, jobs_.size()) + 3;
     }
 
-    /// GL thread: a host area of `bytes` more (gpu_prepare), or, after a file found none large
-    /// enough (its samples came without one, or its output found none), one more or a free
-    /// smaller one made that large.
-    bool add_host_area(size_t bytes) {
-        const size_t limit = static_cast<size_t>(memory_.max_memory / 8);
-        return areas_->add(bytes, host_area_count(), limit) || areas_->grow(bytes, limit);
-    }
+    /// The bytes the host areas may hold together: an eighth of --max-memory.
+    size_t host_area_limit() const { return static_cast<size_t>(memory_.max_memory / 8); }
 
-    /// The bytes of a Samples file's output samples.
-    static size_t output_bytes(const Work& w) {
-        const SampleConversion& c = w.conversion;
-        return static_cast<size_t>(w.width) * static_cast<size_t>(w.height) * static_cast<size_t>(c.out_channels) *
-               (c.out_depth == 16 ? 2 : 1);
+    /// GL thread, after a file found no host area large enough (its samples came without one, or
+    /// its output found none): one more, or a free smaller one made that large.
+    bool add_host_area(size_t bytes) {
+        return areas_->add(bytes, host_area_count(), host_area_limit()) || areas_->grow(bytes, host_area_limit());
     }
 
     /// Worker: the FFTW backend's filter.
@@ -613,7 +613,7 @@ private:
         // enough makes a free one larger (add_host_area()).
         if (areas_ && sample_bytes > 0) {
             for (size_t i = 0; i < host_area_count(); ++i)
-                if (!areas_->add(sample_bytes, host_area_count(), static_cast<size_t>(memory_.max_memory / 8))) break;
+                if (!areas_->add(sample_bytes, host_area_count(), host_area_limit())) break;
         }
     }
 
@@ -623,7 +623,7 @@ private:
         auto t0 = std::chrono::steady_clock::now();
         try {
             if (w.path == Path::Samples) {
-                const size_t out_bytes = output_bytes(w);
+                const size_t out_bytes = w.conversion.output_bytes(w.width, w.height);
                 if (areas_) w.result = areas_->take(out_bytes);
                 retrying_smaller_tiles(w, done, [&] {
                     convolver_ready().submit(w.samples, w.area ? &w.area : nullptr, w.result ? &w.result : nullptr, w.conversion,
@@ -872,7 +872,7 @@ private:
     const Backend backend_;
     const std::chrono::steady_clock::time_point start_;
     const int compression_;
-    const bool gpu_deflate_ = !(std::getenv("GPUFFT_GPU_DEFLATE") && std::string(std::getenv("GPUFFT_GPU_DEFLATE")) == "off");
+    const bool gpu_deflate_ = !turned_off("GPUFFT_GPU_DEFLATE");
     const int workers_;
     FftOptions fft_;
     SampleLimits sample_limits_;

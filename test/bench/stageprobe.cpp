@@ -32,6 +32,12 @@ double now_ms() {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+/// A placement of a mapped buffer to time: its name and its glBufferStorage flags.
+struct Way {
+    const char* name;
+    GLbitfield flags;
+};
+
 /// Median of `runs`: the CPU time in `step` and the time until glFinish returns after it.
 void time_step(const char* name, int runs, const std::function<void()>& step) {
     glFinish();
@@ -173,10 +179,6 @@ int main(int argc, char** argv) {
             // then a memcpy out of the mapping (what a worker thread could do instead of the GL
             // thread's glGetBufferSubData), for each placement the flags may ask for.
             if (GLEW_VERSION_4_4 || GLEW_ARB_buffer_storage) {
-                struct Way {
-                    const char* name;
-                    GLbitfield flags;
-                };
                 const Way ways[] = {{"mapped read buffer, client storage, coherent",
                                      GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT},
                                     {"mapped read buffer, client storage", GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_CLIENT_STORAGE_BIT},
@@ -218,10 +220,6 @@ int main(int argc, char** argv) {
             // (each row's bytes plus the row above's: PNG's Up filter undone) beside the same pass
             // in a vector, and the GPU's copy out of it.
             if (GLEW_VERSION_4_4 || GLEW_ARB_buffer_storage) {
-                struct Way {
-                    const char* name;
-                    GLbitfield flags;
-                };
                 const GLbitfield rw = GL_MAP_READ_BIT | GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
                 const Way ways[] = {{"upload area, client storage, read+write", rw | GL_CLIENT_STORAGE_BIT},
                                     {"upload area, read+write", rw},
