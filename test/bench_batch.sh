@@ -54,7 +54,7 @@ for k in $kernels; do
     # "setup (s)" shows what remains of setup.
     "$bin/fftfilter" -q -f ${FFTFILTER_ARGS:-} -k "$k" -o "$out/warm/" $(ls "$out"/in/*.png | head -n 2) || exit 1
     row "fftfilter" "$k" "$bin/fftfilter" -v ${FFTFILTER_ARGS:-} -k "$k" -o "$out/o" "$out"/in/*.png
-    grep -E 'backend|setup|bottleneck|host areas' "$out/fftfilter-${k/:/_}.log" | sed 's/^/    /' | tail -n 4
+    grep -E 'backend|setup|bottleneck|host areas|on a CPU' "$out/fftfilter-${k/:/_}.log" | sed 's/^/    /' | tail -n 6
     if [[ " $peers " == *" opencv "* ]] && "$py" -c 'import cv2' 2>/dev/null; then
         r=$(radius_of "$k")
         case $k in

@@ -7,6 +7,7 @@
 #include <gpufft/gpufft.h>
 
 #include "image/convolve.h"
+#include "image/deflate.h"
 #include "image/png_io.h"
 #include "reference/reference.h"
 
@@ -658,6 +659,62 @@ TEST(host_areas_carry_samples_both_ways) {
     }
     EXPECT(refused, "an area too small for the output is refused with an Error");
     EXPECT(filter.pending() == 0, "nothing queued by the refused submits");
+}
+
+TEST(host_areas_keep_the_samples_a_stream_stands_for) {
+    // SampleConversion::samples_if_needed: where the GPU codes the output's stream, collect()
+    // leaves the output's area untouched and gives the filtered rows' sample bands instead (the
+    // bytes filtered_rows() makes of the plain output there), the plain submit's stream beside
+    // them; where it does not (noise under a near-delta kernel: the stream would pass half the
+    // rows), the samples come into the area after all, the plain submit's.
+    test::context();
+    if (!ImageFilter::sample_limits().supported) return;
+    HostAreas areas;
+    const Size s{320, 160};  // past 128 KiB of filtered rows: four bands of 32 KiB, apart
+    const size_t in_bytes = size_t(s.m) * s.n * 3;
+    for (int i = 0; i < 4; ++i) EXPECT(areas.add(in_bytes, 4, size_t(1) << 22), "area ", i, " made");
+    SampleConversion conversion;
+    conversion.in_channels = conversion.out_channels = 3;
+    conversion.deflate = true;
+    for (const char* kernel : {"gaussian:3", "disk:0.5"}) {
+        const bool smooth = std::string(kernel) == "gaussian:3";
+        Samples in;
+        in.resize(s.m, s.n, 3, 8);
+        std::mt19937 rng(7);
+        for (auto& b : in.data) b = static_cast<unsigned char>(rng());
+        ImageFilter reference(parse_kernel(kernel)), filter(parse_kernel(kernel));
+        DeflatedRows plain_stream, stream;
+        reference.submit(in, conversion);
+        const Samples plain = reference.collect(nullptr, {}, plain_stream);
+        HostArea from = areas.take(in_bytes), to = areas.take(in_bytes);
+        EXPECT(from && to, kernel, ": areas");
+        if (!from || !to) return;
+        std::memcpy(from.data(), in.data.data(), in_bytes);
+        std::memset(to.data(), 0xab, to.capacity());
+        SampleConversion skipping = conversion;
+        skipping.samples_if_needed = true;
+        Samples shape = in;
+        shape.data.clear();
+        filter.submit(shape, &from, &to, skipping);
+        const Samples out = filter.collect(nullptr, {}, stream);
+        EXPECT(out.data.empty() && plain_stream.coded == smooth && stream.coded == smooth && stream.data == plain_stream.data &&
+                   stream.adler == plain_stream.adler,
+               kernel, ": the plain submit's stream (coded ", plain_stream.coded, ", here ", stream.coded, ")");
+        if (smooth) {
+            const std::vector<unsigned char> rows = filtered_rows(plain);
+            std::vector<unsigned char> bands;
+            for (const auto& [first, bytes] : runs_sample(rows.size(), 4))
+                bands.insert(bands.end(), rows.begin() + static_cast<long>(first), rows.begin() + static_cast<long>(first + bytes));
+            EXPECT(stream.without_samples && stream.bands == bands, kernel, ": the bands of the filtered rows instead of the samples (",
+                   stream.bands.size(), " bytes, ", bands.size(), " expected)");
+            EXPECT(std::all_of(to.data(), to.data() + to.capacity(), [](unsigned char b) { return b == 0xab; }),
+                   kernel, ": the output's area left untouched");
+        } else {
+            EXPECT(!stream.without_samples && stream.bands.empty() &&
+                       std::equal(plain.data.begin(), plain.data.end(), to.data()),
+                   kernel, ": the samples in the area after all, the plain submit's");
+        }
+    }
 }
 
 TEST(gl_state_is_left_as_found) {

@@ -675,29 +675,75 @@ TEST(host_areas_change_no_byte_of_a_batch) {
     // A GPU batch's samples cross through host areas (the workers fill and read them) by default,
     // through the GL thread with GPUFFT_HOST_AREAS=off: every PNG kind (their sizes differ, so
     // areas are taken, missed and grown), both GL backends, the same files; -v counts the files
-    // that went through areas.
+    // that went through areas. Then a batch of one size whose outputs' samples never leave the
+    // GPU: smooth images (the run coder's stream written) and diagonal sawtooths (libdeflate's,
+    // from the GPU's stream inflated).
     TempDir dir;
     write_fixtures(dir, 45, 29, 910);
-    for (const char* backend : {"compute", "fragment"}) {
-        const std::string common = tool() + " -j 2 --backend " + backend + " -k gaussian:2 ";
-        test::run("rm -rf " + dir / "on" + " " + dir / "off");
-        test::Result on = test::run(common + "-v -o " + dir / "on " + dir.path() + "/t*.png");
-        test::Result off = test::run("GPUFFT_HOST_AREAS=off " + common + "-q -o " + dir / "off " + dir.path() + "/t*.png");
-        EXPECT(on.status == 0 && off.status == 0, backend, ": exit ", on.status, "/", off.status, ": ", on.err.substr(0, 300), off.err);
-        const size_t at = on.err.find("host areas: ");
-        long in = 0, out = 0;
-        if (at != std::string::npos) std::sscanf(on.err.c_str() + at, "host areas: %ld files' samples copied to the GPU from them, %ld", &in, &out);
-        EXPECT(in > 0 && out > 0, backend, ": files through host areas, in ", in, ", out ", out);
-        int same = 0, files = 0;
-        for (const Format& f : kFormats)
-            for (bool interlace : {false, true}) {
-                const std::string name = name_of(f, interlace);
+    for (int i = 0; i < 3; ++i)
+        EXPECT(test::run(tool() + " -q --synth 120x72:power=2:seed=" + std::to_string(i + 1) + ":colour -o " +
+                         dir / ("usmooth" + std::to_string(i) + ".png"))
+                       .status == 0,
+               "synth ", i);
+    for (int i = 0; i < 2; ++i) {
+        RawPng p;
+        p.width = 120, p.height = 72, p.color_type = 2;
+        for (int y = 0; y < p.height; ++y)
+            for (int x = 0; x < p.width; ++x)
+                for (int c = 0; c < 3; ++c) p.samples.push_back(static_cast<uint16_t>((x + (2 + i) * y) % 16 * 16 + c));
+        EXPECT(fixture::write_file(dir / ("usaw" + std::to_string(i) + ".png"), fixture::encode(p)), "cannot write sawtooth ", i);
+    }
+    for (const char* backend : {"compute", "fragment"})
+        for (const char* batch : {"t", "u"}) {
+            const std::string common = tool() + " -j 2 --backend " + backend + " -k gaussian:2 ";
+            const std::string inputs = dir.path() + "/" + batch + "*.png";
+            test::run("rm -rf " + dir / "on" + " " + dir / "off");
+            test::Result on = test::run(common + "-v -o " + dir / "on " + inputs);
+            test::Result off = test::run("GPUFFT_HOST_AREAS=off " + common + "-q -o " + dir / "off " + inputs);
+            EXPECT(on.status == 0 && off.status == 0, backend, " ", batch, ": exit ", on.status, "/", off.status, ": ", on.err.substr(0, 300),
+                   off.err);
+            const size_t at = on.err.find("host areas: ");
+            long in = 0, out = 0, unread = 0;
+            if (at != std::string::npos)
+                std::sscanf(on.err.c_str() + at, "host areas: %ld files' samples copied to the GPU from them, %ld outputs' back (%ld more",
+                            &in, &out, &unread);
+            if (batch[0] == 't') EXPECT(in > 0 && out > 0, backend, ": files through host areas, in ", in, ", out ", out);
+            else EXPECT(in == 5 && out == 0 && unread == 5, backend, ": files through host areas, in ", in, ", out ", out, ", written from the GPU's stream alone ", unread);
+            int same = 0, files = 0;
+            for (const std::string& name : dir.list()) {
+                if (name.size() < 4 || name[0] != batch[0] || name.substr(name.size() - 4) != ".png") continue;
                 ++files;
                 const std::string x = test::read_bytes(dir / ("on/" + name)), y = test::read_bytes(dir / ("off/" + name));
                 same += !x.empty() && x == y;
                 EXPECT(!x.empty() && x == y, backend, " ", name, ": through host areas, another file");
             }
-        EXPECT(same == files, backend, ": ", same, " of ", files, " files identical");
+            EXPECT(same == files && files == (batch[0] == 't' ? 2 * static_cast<int>(std::size(kFormats)) : 5), backend, " ", batch, ": ", same,
+                   " of ", files, " files identical");
+        }
+}
+
+TEST(host_areas_take_every_file_of_one_size) {
+    // The areas are made before any worker reads a file, of the first file's size: every file of
+    // a batch of one size is decoded into one, the first ones too, and its output comes back into
+    // one or stays on the GPU, its stream written (made as the workers started, the first files
+    // went the GL thread's way), on both GL backends.
+    TempDir dir;
+    for (int i = 0; i < 12; ++i) {
+        RawPng p = fixture::random_png(45, 29, 2, 8, false, false, 300u + static_cast<unsigned>(i));
+        EXPECT(fixture::write_file(dir / ("s" + std::to_string(100 + i) + ".png"), fixture::encode(p)), "cannot write s", i);
+    }
+    for (const char* backend : {"compute", "fragment"}) {
+        test::run("rm -rf " + dir / "out");
+        test::Result r = test::run(tool() + " -j 2 -v --backend " + backend + " -k gaussian:2 -o " + dir / "out " + dir.path() + "/s*.png");
+        const size_t at = r.err.find("host areas: ");
+        long in = -1, out = -1, unread = -1, areas = -1;
+        if (at != std::string::npos)
+            std::sscanf(r.err.c_str() + at,
+                        "host areas: %ld files' samples copied to the GPU from them, %ld outputs' back (%ld more written from the "
+                        "GPU's stream alone); %ld areas",
+                        &in, &out, &unread, &areas);
+        EXPECT(r.status == 0 && in == 12 && out + unread == 12 && areas > 0, backend, ": exit ", r.status, ", files through areas in ",
+               in, ", out ", out, " and ", unread, " more from the GPU's stream alone, areas ", areas, ": ", r.err.substr(0, 400));
     }
 }
 

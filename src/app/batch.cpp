@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include <sys/resource.h>
+
 namespace gpufft {
 
 StageTimes& StageTimes::operator+=(const StageTimes& o) {
@@ -20,6 +22,10 @@ StageTimes& StageTimes::operator+=(const StageTimes& o) {
     stream_encode += o.stream_encode;
     worker_wait += o.worker_wait;
     gpu_thread_wait += o.gpu_thread_wait;
+    gpu_thread_user += o.gpu_thread_user;
+    gpu_thread_system += o.gpu_thread_system;
+    gpu_thread_waits += o.gpu_thread_waits;
+    gpu_thread_preempted += o.gpu_thread_preempted;
     return *this;
 }
 
@@ -142,7 +148,33 @@ private:
         }
     }
 
+    /// What the calling thread has taken of a CPU so far.
+    static rusage thread_usage() {
+        rusage u{};
+        getrusage(RUSAGE_THREAD, &u);
+        return u;
+    }
+
+    /// Adds what the GPU thread took of a CPU since `start` to the totals.
+    void count_gpu_thread_usage(const rusage& start) {
+        const rusage end = thread_usage();
+        auto seconds = [](const timeval& a, const timeval& b) {
+            return static_cast<double>(b.tv_sec - a.tv_sec) + 1e-6 * static_cast<double>(b.tv_usec - a.tv_usec);
+        };
+        std::lock_guard<std::mutex> lock(mutex_);
+        totals_.gpu_thread_user += seconds(start.ru_utime, end.ru_utime);
+        totals_.gpu_thread_system += seconds(start.ru_stime, end.ru_stime);
+        totals_.gpu_thread_waits += end.ru_nvcsw - start.ru_nvcsw;
+        totals_.gpu_thread_preempted += end.ru_nivcsw - start.ru_nivcsw;
+    }
+
     void gpu_thread() {
+        const rusage start = thread_usage();
+        gpu_stages();
+        count_gpu_thread_usage(start);
+    }
+
+    void gpu_stages() {
         if (stages_.gpu_prepare) {
             std::exception_ptr ignored;
             double seconds = 0;

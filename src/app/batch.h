@@ -22,6 +22,10 @@ struct StageTimes {
     /// (one each, one such file at a time), not on the workers.
     double stream_decode = 0, stream_encode = 0;
     double worker_wait = 0, gpu_thread_wait = 0;  ///< batch totals only: idle time per side
+    /// Batch totals only: the GPU thread's time on a CPU (user and system, its setup included),
+    /// and how often it gave its core up (a lock, a fence, the next file) or had it taken.
+    double gpu_thread_user = 0, gpu_thread_system = 0;
+    long gpu_thread_waits = 0, gpu_thread_preempted = 0;
     StageTimes& operator+=(const StageTimes& o);
 };
 

@@ -74,13 +74,16 @@ bool HostBuffer::reserve(std::size_t bytes) {
     return true;
 }
 
-void copy_buffer(GLuint from, GLuint to, std::size_t bytes) {
+void copy_buffer_range(GLuint from, std::size_t from_offset, GLuint to, std::size_t to_offset, std::size_t bytes) {
     glBindBuffer(GL_COPY_READ_BUFFER, from);
     glBindBuffer(GL_COPY_WRITE_BUFFER, to);
-    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(bytes));
+    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(from_offset),
+                        static_cast<GLintptr>(to_offset), static_cast<GLsizeiptr>(bytes));
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
 }
+
+void copy_buffer(GLuint from, GLuint to, std::size_t bytes) { copy_buffer_range(from, 0, to, 0, bytes); }
 
 void copy_to_mapped(GLuint from, GLuint to, std::size_t bytes) {
     copy_buffer(from, to, bytes);

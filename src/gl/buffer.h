@@ -45,6 +45,8 @@ void copy_buffer(GLuint from, GLuint to, std::size_t bytes);
 /// after the copy has signalled; the GPU's writes to `from` before must be ordered by a
 /// glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT).
 void copy_to_mapped(GLuint from, GLuint to, std::size_t bytes);
+/// copy_buffer() of `bytes` from `from_offset` of `from` to `to_offset` of `to`.
+void copy_buffer_range(GLuint from, std::size_t from_offset, GLuint to, std::size_t to_offset, std::size_t bytes);
 
 /// A buffer in the host's memory (client storage) mapped for reading and writing once and kept
 /// mapped (GL 4.4's buffer storage), which the GPU copies into and out of itself. Results come

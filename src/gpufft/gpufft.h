@@ -328,6 +328,11 @@ struct SampleConversion {
     /// Also deflate the output as PNG image data on the GPU (8- or 16-bit output; collect()'s
     /// DeflatedRows): the bits the fast PNG writer's run coder makes of the same samples.
     bool deflate = false;
+    /// With `deflate` and an output host area: the output's samples are not copied into the area
+    /// where the GPU coded the stream (a PNG writer needs only the stream then, and the filtered
+    /// rows' sample bands to choose it: DeflatedRows::bands); where it did not, collect() copies
+    /// them then, and waits for that copy.
+    bool samples_if_needed = false;
 
     /// The bytes of a width x height output's samples.
     size_t output_bytes(int width, int height) const {
@@ -345,6 +350,12 @@ struct DeflatedRows {
     bool coded = false;
     std::vector<unsigned char> data;
     uint32_t adler = 1;  ///< Adler-32 of the filtered rows
+    /// The output's samples were not copied back (SampleConversion::samples_if_needed): `bands`
+    /// holds the filtered rows' bytes at runs_sample(rows, 4) (deflate.h), one band after another,
+    /// what a PNG writer's choice between the run coder and libdeflate reads; the rows themselves
+    /// are the stream inflated.
+    bool without_samples = false;
+    std::vector<unsigned char> bands;
 };
 
 /// What the current context's sample path takes: the samples travel in storage buffers and the

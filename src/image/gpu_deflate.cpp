@@ -25,8 +25,9 @@ GpuRunCoder::~GpuRunCoder() {
     if (fence_) glDeleteSync(fence_);
 }
 
-void GpuRunCoder::deflate(const StorageBuffer& rows, size_t row_bytes, int height, int bpp, bool wide) {
+void GpuRunCoder::deflate(const StorageBuffer& rows, size_t row_bytes, int height, int bpp, bool wide, bool bands) {
     length_ = (row_bytes + 1) * static_cast<size_t>(height);
+    bands_ = bands;
     const size_t words = (length_ + 3) / 4;
     filtered_.reserve(words * 4, "the filtered rows");
     if (stamps_) stamps_->start();
@@ -45,6 +46,7 @@ void GpuRunCoder::deflate(const StorageBuffer& rows, size_t row_bytes, int heigh
 
 void GpuRunCoder::deflate(const std::vector<unsigned char>& stream) {
     length_ = stream.size();
+    bands_ = false;
     std::vector<unsigned char> words((length_ + 3) / 4 * 4, 0);
     std::copy(stream.begin(), stream.end(), words.begin());
     filtered_.reserve(std::max<size_t>(words.size(), 4), "the filtered rows");
@@ -93,6 +95,19 @@ void GpuRunCoder::queue() {
         summary_back_.copy_from(summary_, blocks_ * sizeof(Summary));
         stream_back_.copy_from(stream_, room);
     }
+    bands_ = bands_ && mapped_;
+    if (bands_) {  // a writer's choice reads them (write_deflated()), where the samples stay on the GPU
+        size_t bytes = 0;
+        for (const auto& band : runs_sample(length_, 4)) bytes += band.second;
+        bands_ = bands_back_.reserve((bytes + 3) / 4 * 4);
+        size_t at = 0;
+        for (const auto& [first, size] : runs_sample(length_, 4)) {
+            if (!bands_) break;
+            copy_buffer_range(filtered_.id(), first, bands_back_.id(), at, size);
+            at += size;
+        }
+        if (bands_) glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+    }
     if (stamps_) stamps_->mark();
     if (fence_) glDeleteSync(fence_);
     fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -107,6 +122,12 @@ bool GpuRunCoder::collect(DeflatedRows& out) {
     out.coded = false;
     out.data.clear();
     out.adler = 1;
+    out.bands.clear();
+    if (bands_) {
+        size_t bytes = 0;
+        for (const auto& band : runs_sample(length_, 4)) bytes += band.second;
+        out.bands.assign(bands_back_.data(), bands_back_.data() + bytes);
+    }
     std::vector<Summary> read;
     const Summary* summary = reinterpret_cast<const Summary*>(summary_back_.data());
     if (!mapped_) {

@@ -28,8 +28,9 @@ public:
 
     /// Queues filtering `rows` (bound as serialize.comp leaves them: `height` rows of `row_bytes`,
     /// pixels of `bpp` bytes, 16-bit samples in the machine's order where `wide`) and deflating
-    /// them.
-    void deflate(const StorageBuffer& rows, size_t row_bytes, int height, int bpp, bool wide);
+    /// them; with `bands`, the filtered rows' sample bands (runs_sample(rows, 4)) come back too,
+    /// where the stream comes back mapped (bands_back()).
+    void deflate(const StorageBuffer& rows, size_t row_bytes, int height, int bpp, bool wide, bool bands = false);
     /// The same for a stream of bytes already filtered (tests: any bytes), uploaded.
     void deflate(const std::vector<unsigned char>& stream);
     /// Waits for the work: the stream (raw deflate, the last block final, padded to a byte) and
@@ -37,6 +38,8 @@ public:
     /// would store a block, or the stream would take over half the rows' bytes (such
     /// streams are then the CPU's to make).
     bool collect(DeflatedRows& out);
+    /// Whether the last deflate() brings the sample bands back (collect() puts them in `bands`).
+    bool bands_back() const { return bands_; }
     /// Benchmarks: a timestamp after each step of the next deflate() (filter, clear, COUNT, PLAN,
     /// CODE, copies back) into `stamps` (null: none).
     void profile(GpuTimestamps* stamps) { stamps_ = stamps; }
@@ -47,7 +50,8 @@ private:
     ProgramCache& programs_;
     StorageBuffer filtered_, counts_, chunks_, codes_, summary_, stream_;
     HostBuffer summary_back_, stream_back_;  // where mapped (else read from summary_, stream_)
-    bool mapped_ = false;
+    HostBuffer bands_back_;                  // the sample bands of the filtered rows, where asked
+    bool mapped_ = false, bands_ = false;
     size_t length_ = 0, blocks_ = 0, room_ = 0;
     GLsync fence_ = nullptr;
     GpuTimestamps* stamps_ = nullptr;

@@ -314,9 +314,14 @@ void SampleIo::read_back(const SampleConversion& c, const HostArea* to) {
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // png_filter.comp reads serialize.comp's stores
         if (!s.coder) s.coder = std::make_unique<GpuRunCoder>(programs_);
         const size_t bpp = static_cast<size_t>(c.out_channels) * (wide ? 2 : 1);
-        s.coder->deflate(s.out, bpp * static_cast<size_t>(width_), out_height_, static_cast<int>(bpp), wide);
+        s.coder->deflate(s.out, bpp * static_cast<size_t>(width_), out_height_, static_cast<int>(bpp), wide,
+                         c.samples_if_needed && to);
     }
-    s.to_area = to != nullptr;
+    // Where the stream makes the samples needless, they wait on the GPU for collect() to know.
+    s.to_area_if_needed = s.deflated && to && s.coder->bands_back();
+    s.area_buffer = to ? to->gl_buffer() : 0;
+    s.words = words;
+    s.to_area = to != nullptr && !s.to_area_if_needed;
     s.mapped = !s.to_area && words * 4 <= mapped_limit && s.back.reserve(words * 4);
     if (s.to_area) copy_to_mapped(s.out.id(), to->gl_buffer(), words * 4);
     else if (s.mapped) s.back.copy_from(s.out, words * 4);
@@ -334,15 +339,30 @@ Samples SampleIo::collect(double* gpu_ms, std::vector<unsigned char>&& storage, 
     Slot& s = slots_[(next_ + slots_.size() - queued_) % slots_.size()];
     glClientWaitSync(s.fence, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(60) * 1000000000);
     if (deflated) {
+        deflated->without_samples = false;
         if (s.deflated) s.coder->collect(*deflated);
         else {
             deflated->coded = false;
             deflated->data.clear();  // its memory kept for the caller
             deflated->adler = 1;
+            deflated->bands.clear();
         }
     }
     glDeleteSync(s.fence);
     s.fence = nullptr;
+    if (s.to_area_if_needed) {
+        if (deflated && deflated->coded) {
+            deflated->without_samples = true;  // the stream (and its bands) stand for the samples
+        } else {  // needed after all: copied now (the slot's buffer is still the output's)
+            if (deflated) deflated->bands.clear();
+            copy_to_mapped(s.out.id(), s.area_buffer, s.words * 4);
+            GLsync copied = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+            glClientWaitSync(copied, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(60) * 1000000000);
+            glDeleteSync(copied);
+        }
+        s.to_area = true;
+        s.to_area_if_needed = false;
+    }
     --queued_;
     Samples out;
     out.data = std::move(storage);

@@ -35,6 +35,16 @@ namespace gpufft {
 
 namespace {
 
+/// This thread's libdeflate decompressor (made on first use, kept for the thread's life).
+libdeflate_decompressor* thread_inflater() {
+    struct Free {
+        void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+    };
+    thread_local std::unique_ptr<libdeflate_decompressor, Free> inflater(libdeflate_alloc_decompressor());
+    if (!inflater) throw std::bad_alloc();
+    return inflater.get();
+}
+
 // libpng reports errors by longjmp. Every libpng call that can fail runs inside one of the small
 // functions below that hold the setjmp; their frames own no C++ objects, so the jump skips no
 // destructor. Messages land in the context's buffer.
@@ -505,12 +515,7 @@ const char* inflate_whole(FILE* file, unsigned char* out, size_t stride, size_t 
     const char* by = "inflater, in parts";
     if (!parts || !inflate_in_parts(bytes.data(), stream, out, inflated, CorePool::get().size(),
                                     [](std::function<void()> job) { return CorePool::get().run(std::move(job)); })) {
-        struct Free {
-            void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
-        };
-        thread_local std::unique_ptr<libdeflate_decompressor, Free> inflater(libdeflate_alloc_decompressor());
-        if (!inflater) throw std::bad_alloc();
-        if (libdeflate_zlib_decompress(inflater.get(), bytes.data(), stream, out, inflated, nullptr) !=
+        if (libdeflate_zlib_decompress(thread_inflater(), bytes.data(), stream, out, inflated, nullptr) !=
             LIBDEFLATE_SUCCESS)
             return nullptr;
         by = "libdeflate";
@@ -1173,6 +1178,16 @@ void zlib_header(int level, unsigned char head[2]) {
     head[1] = static_cast<unsigned char>(flg);
 }
 
+// The filtered rows (`total` bytes) that a stream deflated on the GPU codes: the stream inflated.
+std::vector<unsigned char> inflated_rows(const DeflatedRows& deflated, size_t total) {
+    std::vector<unsigned char> rows(total);
+    size_t got = 0;
+    if (libdeflate_deflate_decompress(thread_inflater(), deflated.data.data(), deflated.data.size(), rows.data(), total, &got) !=
+            LIBDEFLATE_SUCCESS || got != total)
+        throw std::logic_error("write_deflated: the GPU's stream does not inflate to the rows");
+    return rows;
+}
+
 // IDAT chunks of 1 MiB at most holding `size` bytes of the stream. False on a write error.
 constexpr size_t kChunk = size_t(1) << 20;
 bool write_idat(FILE* file, const unsigned char* z, size_t size) {
@@ -1199,9 +1214,14 @@ const unsigned char* filtered_range(const Samples& s, size_t first, size_t size,
 // run coder takes the rows filtered a block at a time (the stream deflate_runs() would make of them
 // all), so the image's filtered rows are never held whole; libdeflate, which takes one buffer,
 // still gets them so. Where the run coder pays and the GPU has coded the rows (`deflated`), its
-// stream is the run coder's: only the sample's bands are coded here. False on a write error.
+// stream is the run coder's: only the sample's bands are coded here. Where the samples did not
+// come back (DeflatedRows::without_samples), the bands are the GPU's and libdeflate, where it
+// wins, takes the rows inflated from the GPU's stream (the same filtered rows). False on a write
+// error.
 bool write_deflated(FILE* file, const Samples& s, int level, const DeflatedRows* deflated) {
     const size_t total = (s.row_bytes() + 1) * static_cast<size_t>(s.height);
+    const bool without_samples = deflated && deflated->without_samples;
+    if (without_samples && !deflated->coded) throw std::logic_error("write_deflated: neither the samples nor a stream");
     std::vector<unsigned char> scratch;
     // Not zeroed: the pages past the compressed size are never touched, so they take no memory
     // (a 2048x2048 RGB image: a 12.6 MB bound, 1.6 MB used).
@@ -1209,9 +1229,16 @@ bool write_deflated(FILE* file, const Samples& s, int level, const DeflatedRows*
     size_t size = 0;
     std::vector<std::vector<unsigned char>> band_rows;
     std::vector<std::pair<const unsigned char*, size_t>> bands;
+    size_t banded = 0;
     for (const auto& [first, bytes] : runs_sample(total, 4)) {
-        band_rows.emplace_back();
-        bands.emplace_back(filtered_range(s, first, bytes, band_rows.back()), bytes);
+        if (without_samples) {
+            if (banded + bytes > deflated->bands.size()) throw std::logic_error("write_deflated: the GPU's bands are short");
+            bands.emplace_back(deflated->bands.data() + banded, bytes);
+        } else {
+            band_rows.emplace_back();
+            bands.emplace_back(filtered_range(s, first, bytes, band_rows.back()), bytes);
+        }
+        banded += bytes;
     }
     const bool runs = runs_pay(bands, level);
     if (runs && deflated && deflated->coded) {
@@ -1236,7 +1263,7 @@ bool write_deflated(FILE* file, const Samples& s, int level, const DeflatedRows*
         for (int shift = 24; shift >= 0; shift -= 8) z[size++] = static_cast<unsigned char>(adler >> shift);
     } else {
         libdeflate_compressor* const compressor = level_compressor(level);
-        const std::vector<unsigned char> rows = filtered_rows(s);
+        const std::vector<unsigned char> rows = without_samples ? inflated_rows(*deflated, total) : filtered_rows(s);
         const size_t bound = libdeflate_zlib_compress_bound(compressor, rows.size());
         z.reset(new unsigned char[bound]);
         size = libdeflate_zlib_compress(compressor, rows.data(), rows.size(), z.get(), bound);
@@ -1491,9 +1518,14 @@ void PngWriter::write_rows(const unsigned char* first, int count) {
 }
 
 void PngWriter::write_image(const Samples& s, bool parts, const DeflatedRows* deflated) {
+    // The samples, or (the GPU's stream standing for them) none, where this writer codes them itself.
+    const bool without_samples = deflated && deflated->without_samples && s.data.empty() &&
+                                 deflates_itself(s_->format, s_->compression);
     if (s.channels != s_->shape.channels || s.depth != s_->shape.depth || s.width != s_->shape.width ||
-        s.height != s_->shape.height || s.data.size() != s.row_bytes() * static_cast<size_t>(s.height) || s_->next_row != 0)
+        s.height != s_->shape.height || (s.data.size() != s.row_bytes() * static_cast<size_t>(s.height) && !without_samples) ||
+        s_->next_row != 0)
         throw std::invalid_argument("PngWriter::write_image: samples do not match the format");
+    if (without_samples) parts = false;  // (parts are coded from the samples)
     // In parts where there are two at least; one part is faster through libdeflate.
     if (deflates_itself(s_->format, s_->compression) && parts && s.data.size() + static_cast<size_t>(s.height) > StreamDeflate::kPart) {
         write_rows(s.data.data(), s.height);
@@ -1582,7 +1614,7 @@ void write_png(const std::string& path, const Image& image, const PngFormat& for
 void write_png_samples(const std::string& path, const Samples& s, const PngFormat& format, bool overwrite,
                        int compression, bool parts, const DeflatedRows* deflated) {
     if (s.channels != channels_of(format.color_type) || s.depth != format.bit_depth ||
-        s.data.size() != s.row_bytes() * static_cast<size_t>(s.height))
+        (s.data.size() != s.row_bytes() * static_cast<size_t>(s.height) && !(deflated && deflated->without_samples)))
         throw std::invalid_argument("write_png_samples: samples do not match the format");
     PngWriter writer(path, s.width, s.height, format, overwrite, compression);
     writer.write_image(s, parts, deflated);

@@ -523,6 +523,9 @@ private:
             // the workers write the stream, the bytes they would have made (GpuRunCoder);
             // GPUFFT_GPU_DEFLATE=off codes on the workers.
             c.deflate = !alone() && gpu_deflate_ && writes_runs(out_format, compression_);
+            // ...and where the GPU codes it, the output's samples stay there: the worker writes the
+            // stream, choosing it by the filtered rows' bands, which come back instead.
+            c.samples_if_needed = c.deflate && areas_;
             // Decoded straight into a free host area (memory the GPU copies from itself), where
             // there is one: the GL thread then queues a copy on the GPU instead of copying the
             // samples itself (on a busy H200 host, 2.5-3.5 ms a 2048x2048 file: it bounded the batch).
@@ -584,36 +587,53 @@ private:
                    counted(s.channels, "channel");
     }
 
+    /// The first file's size and plan, from its header (false where it is not filtered on the
+    /// GPU or cannot be read: its own read meets the problem), and the room its decoding takes
+    /// (0 where it is not filtered whole).
+    bool first_file(Work& w, size_t& sample_bytes) const {
+        if (!gpu_ || o_.spectrum || backend_ == Backend::Fftw || jobs_.empty() || !jobs_[0].problem.empty()) return false;
+        try {
+            PngReader reader(jobs_[0].input, PngLimits{0});
+            describe(w, reader);
+            const bool strips = plan(w);
+            if (!strips && static_cast<long long>(w.width) * w.height > limits_.max_pixels) return false;
+            sample_bytes = strips ? 0 : reader.image_bytes();
+            return true;
+        } catch (const Error&) {
+            return false;
+        }
+    }
+
+    /// Before the batch, on the tool's context: the batch's host areas, all of the first file's
+    /// size (so that a batch holds as many GL objects after ten files as after five hundred), and
+    /// before any worker reads a file, so that the first files are decoded into areas too (made
+    /// as the workers started, the first 34 2048x2048 files went the GL thread's way; made on a
+    /// thread of their own beside the GL thread's setup, they took three times as long:
+    /// src/README.md, "GL threads measured, areas before the batch, outputs left on the GPU"). A
+    /// file that finds none large enough makes a free one larger (add_host_area()).
+    void make_host_areas() {
+        Work w;
+        size_t sample_bytes = 0;  // the room decoding the first file takes, filtered whole
+        if (!areas_ || !first_file(w, sample_bytes) || sample_bytes == 0) return;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (size_t i = 0; i < host_area_count(); ++i)
+            if (!areas_->add(sample_bytes, host_area_count(), host_area_limit())) break;
+        areas_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+
     /// GL thread, as the workers start reading: the transform and kernel spectrum of the first
     /// file's size and plan (from its header), so that the first file does not wait for them. A
     /// failure here is the first GPU file's: it is rethrown there, as if that file had met it (and
     /// retried with smaller tiles where memory ran out).
     void gpu_prepare() {
-        if (!gpu_ || o_.spectrum || backend_ == Backend::Fftw || jobs_.empty() || !jobs_[0].problem.empty()) return;
         Work w;
-        size_t sample_bytes = 0;  // the room decoding the first file takes, filtered whole
-        try {
-            PngReader reader(jobs_[0].input, PngLimits{0});
-            describe(w, reader);
-            const bool strips = plan(w);
-            if (!strips && static_cast<long long>(w.width) * w.height > limits_.max_pixels) return;
-            if (!strips) sample_bytes = reader.image_bytes();
-        } catch (const Error&) {
-            return;  // the file's own read meets the problem
-        }
+        size_t sample_bytes = 0;
+        if (!first_file(w, sample_bytes)) return;
         try {
             convolver_ready().prepare(w.width, w.height, w.caps);
         } catch (const GlError&) {
             prepare_error_ = std::current_exception();
             convolver_.reset();
-            return;
-        }
-        // A batch's host areas, all made now (so that a batch holds as many GL objects after ten
-        // files as after five hundred), of the first file's size; a file that finds none large
-        // enough makes a free one larger (add_host_area()).
-        if (areas_ && sample_bytes > 0) {
-            for (size_t i = 0; i < host_area_count(); ++i)
-                if (!areas_->add(sample_bytes, host_area_count(), host_area_limit())) break;
         }
     }
 
@@ -771,7 +791,12 @@ private:
         w.deflated.data = spare_streams_.take();
         w.samples = convolver_->collect(&w.gpu_ms, spare_.take(), w.deflated);
         w.area = HostArea();  // the GPU's copy from it is done
-        if (w.result) ++areas_out_;
+        if (w.deflated.without_samples) {
+            w.result = HostArea();  // (the samples were not needed)
+            ++outputs_unread_;
+        } else if (w.result) {
+            ++areas_out_;
+        }
         w.times.download += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         w.times.gpu += w.gpu_ms * 1e-3;
         done.push_back(std::move(queued_.front()));
@@ -869,6 +894,8 @@ private:
     std::unique_ptr<HostAreas> areas_;
     std::atomic<size_t> areas_in_{0};
     size_t areas_out_ = 0;  // GL thread
+    size_t outputs_unread_ = 0;  // GL thread: outputs whose samples stayed on the GPU
+    double areas_seconds_ = 0;  // make_host_areas()'s
     const Backend backend_;
     const std::chrono::steady_clock::time_point start_;
     const int compression_;
@@ -914,6 +941,7 @@ int FilterBatch::run() {
 
     BatchOptions bo;
     bo.workers = workers_;
+    make_host_areas();
     const double before_batch = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     StageTimes totals = run_batch(jobs_.size(), stages, bo);
     progress_.clear();
@@ -949,16 +977,21 @@ int FilterBatch::run() {
         for (const Share& s : shares)
             if (s.busy / s.capacity > top->busy / top->capacity) top = &s;
         std::fprintf(stderr,
-                     "%s: setup (s): %.2f before the batch (GL context, kernel), %.2f on the GL thread (transforms, "
+                     "%s: setup (s): %.2f before the batch (GL context, kernel, host areas), %.2f on the GL thread (transforms, "
                      "programs, kernel spectra; programs %.2f, %ld linked from their kept binaries)\n"
                      "%s: stage totals (s): decode %.2f, filter %.2f, upload %.2f, GPU %.2f, download %.2f, encode %.2f; "
-                     "waiting: workers %.2f, GL thread %.2f; GPU busy %.1f%%; bottleneck: %s (%.0f%% of %s)\n",
+                     "waiting: workers %.2f, GL thread %.2f; GPU busy %.1f%%; bottleneck: %s (%.0f%% of %s)\n"
+                     "%s: the GL thread on a CPU (s): user %.2f, system %.2f; it gave up its core %ld times, had it taken %ld\n",
                      kTool, before_batch, totals.setup, ProgramCache::seconds(), ProgramBinaries::loaded(), kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
                      totals.worker_wait, totals.gpu_thread_wait, 100.0 * totals.gpu / seconds, top->name,
-                     100.0 * top->busy / top->capacity, top->who.c_str());
+                     100.0 * top->busy / top->capacity, top->who.c_str(), kTool, totals.gpu_thread_user, totals.gpu_thread_system,
+                     totals.gpu_thread_waits, totals.gpu_thread_preempted);
         if (areas_ && areas_->count() > 0)
-            std::fprintf(stderr, "%s: host areas: %zu files' samples copied to the GPU from them, %zu outputs' back; %zu areas (%.0f MB)\n",
-                         kTool, areas_in_.load(), areas_out_, areas_->count(), areas_->bytes() / 1e6);
+            std::fprintf(stderr,
+                         "%s: host areas: %zu files' samples copied to the GPU from them, %zu outputs' back (%zu more written "
+                         "from the GPU's stream alone); %zu areas (%.0f MB, made in %.2f s before the batch)\n",
+                         kTool, areas_in_.load(), areas_out_, outputs_unread_, areas_->count(), areas_->bytes() / 1e6,
+                         areas_seconds_);
     }
     return failed_ ? kExitFailed : kExitOk;
 }
