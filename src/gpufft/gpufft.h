@@ -351,9 +351,9 @@ struct DeflatedRows {
     std::vector<unsigned char> data;
     uint32_t adler = 1;  ///< Adler-32 of the filtered rows
     /// The output's samples were not copied back (SampleConversion::samples_if_needed): `bands`
-    /// holds the filtered rows' bytes at runs_sample(rows, 4) (deflate.h), one band after another,
-    /// what a PNG writer's choice between the run coder and libdeflate reads; the rows themselves
-    /// are the stream inflated.
+    /// holds bands of the filtered rows, one after another (the rows whole up to 128 KiB, else
+    /// 32 KiB at the middle of each of 4-8 equal shares: what fftfilter's PNG writer reads to
+    /// choose between the run coder and libdeflate); the rows themselves are the stream inflated.
     bool without_samples = false;
     std::vector<unsigned char> bands;
 };

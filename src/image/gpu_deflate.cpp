@@ -25,6 +25,17 @@ GpuRunCoder::~GpuRunCoder() {
     if (fence_) glDeleteSync(fence_);
 }
 
+namespace {
+
+/// The bytes of the sample bands (runs_sample(length, 4)) of `length` bytes of filtered rows.
+size_t band_bytes(size_t length) {
+    size_t bytes = 0;
+    for (const auto& band : runs_sample(length, 4)) bytes += band.second;
+    return bytes;
+}
+
+}  // namespace
+
 void GpuRunCoder::deflate(const StorageBuffer& rows, size_t row_bytes, int height, int bpp, bool wide, bool bands) {
     length_ = (row_bytes + 1) * static_cast<size_t>(height);
     bands_ = bands;
@@ -97,9 +108,7 @@ void GpuRunCoder::queue() {
     }
     bands_ = bands_ && mapped_;
     if (bands_) {  // a writer's choice reads them (write_deflated()), where the samples stay on the GPU
-        size_t bytes = 0;
-        for (const auto& band : runs_sample(length_, 4)) bytes += band.second;
-        bands_ = bands_back_.reserve((bytes + 3) / 4 * 4);
+        bands_ = bands_back_.reserve((band_bytes(length_) + 3) / 4 * 4);
         size_t at = 0;
         for (const auto& [first, size] : runs_sample(length_, 4)) {
             if (!bands_) break;
@@ -123,11 +132,7 @@ bool GpuRunCoder::collect(DeflatedRows& out) {
     out.data.clear();
     out.adler = 1;
     out.bands.clear();
-    if (bands_) {
-        size_t bytes = 0;
-        for (const auto& band : runs_sample(length_, 4)) bytes += band.second;
-        out.bands.assign(bands_back_.data(), bands_back_.data() + bytes);
-    }
+    if (bands_) out.bands.assign(bands_back_.data(), bands_back_.data() + band_bytes(length_));
     std::vector<Summary> read;
     const Summary* summary = reinterpret_cast<const Summary*>(summary_back_.data());
     if (!mapped_) {
