@@ -106,16 +106,18 @@ void GpuRunCoder::queue() {
         summary_back_.copy_from(summary_, blocks_ * sizeof(Summary));
         stream_back_.copy_from(stream_, room);
     }
-    bands_ = bands_ && mapped_;
+    // Made wherever the stream comes back mapped, asked for or not, so that a coder holds the same
+    // GL objects whichever of its images came with an output area (a batch's count of GL objects
+    // must not depend on timing: test_reliability).
+    const bool banded = mapped_ && bands_back_.reserve((band_bytes(length_) + 3) / 4 * 4);
+    bands_ = bands_ && banded;
     if (bands_) {  // a writer's choice reads them (write_deflated()), where the samples stay on the GPU
-        bands_ = bands_back_.reserve((band_bytes(length_) + 3) / 4 * 4);
         size_t at = 0;
         for (const auto& [first, size] : runs_sample(length_, 4)) {
-            if (!bands_) break;
             copy_buffer_range(filtered_.id(), first, bands_back_.id(), at, size);
             at += size;
         }
-        if (bands_) glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+        glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
     }
     if (stamps_) stamps_->mark();
     if (fence_) glDeleteSync(fence_);

@@ -322,7 +322,11 @@ void SampleIo::read_back(const SampleConversion& c, const HostArea* to) {
     s.area_buffer = to ? to->gl_buffer() : 0;
     s.words = words;
     s.to_area = to != nullptr && !s.to_area_if_needed;
-    s.mapped = !s.to_area && words * 4 <= mapped_limit && s.back.reserve(words * 4);
+    // The slot's mapped buffer is made on its first image, areas or not (4 bytes until an image
+    // without an output area needs more), so that the GL objects a batch holds do not depend on
+    // which slots met a file that found no free area (test_reliability).
+    if (s.back.size() == 0) s.back.reserve(4);
+    s.mapped = !to && words * 4 <= mapped_limit && s.back.reserve(words * 4);
     if (s.to_area) copy_to_mapped(s.out.id(), to->gl_buffer(), words * 4);
     else if (s.mapped) s.back.copy_from(s.out, words * 4);
     s.timer.end();
