@@ -671,6 +671,22 @@ TEST(gpu_conversion_gives_the_cpu_paths_files_byte_for_byte) {
         }
 }
 
+/// -v's "host areas:" line: files through areas in, outputs back, outputs written from the GPU's
+/// stream alone, areas made (-1 each where the line is missing).
+struct AreaCounts {
+    long in = -1, out = -1, unread = -1, areas = -1;
+};
+AreaCounts host_area_counts(const std::string& err) {
+    AreaCounts c;
+    const size_t at = err.find("host areas: ");
+    if (at != std::string::npos)
+        std::sscanf(err.c_str() + at,
+                    "host areas: %ld files' samples copied to the GPU from them, %ld outputs' back (%ld more written from the "
+                    "GPU's stream alone); %ld areas",
+                    &c.in, &c.out, &c.unread, &c.areas);
+    return c;
+}
+
 TEST(host_areas_change_no_byte_of_a_batch) {
     // A GPU batch's samples cross through host areas (the workers fill and read them) by default,
     // through the GL thread with GPUFFT_HOST_AREAS=off: every PNG kind (their sizes differ, so
@@ -702,11 +718,7 @@ TEST(host_areas_change_no_byte_of_a_batch) {
             test::Result off = test::run("GPUFFT_HOST_AREAS=off " + common + "-q -o " + dir / "off " + inputs);
             EXPECT(on.status == 0 && off.status == 0, backend, " ", batch, ": exit ", on.status, "/", off.status, ": ", on.err.substr(0, 300),
                    off.err);
-            const size_t at = on.err.find("host areas: ");
-            long in = 0, out = 0, unread = 0;
-            if (at != std::string::npos)
-                std::sscanf(on.err.c_str() + at, "host areas: %ld files' samples copied to the GPU from them, %ld outputs' back (%ld more",
-                            &in, &out, &unread);
+            const auto [in, out, unread, areas] = host_area_counts(on.err);
             if (batch[0] == 't') EXPECT(in > 0 && out > 0, backend, ": files through host areas, in ", in, ", out ", out);
             else EXPECT(in == 5 && out == 0 && unread == 5, backend, ": files through host areas, in ", in, ", out ", out, ", written from the GPU's stream alone ", unread);
             int same = 0, files = 0;
@@ -735,13 +747,7 @@ TEST(host_areas_take_every_file_of_one_size) {
     for (const char* backend : {"compute", "fragment"}) {
         test::run("rm -rf " + dir / "out");
         test::Result r = test::run(tool() + " -j 2 -v --backend " + backend + " -k gaussian:2 -o " + dir / "out " + dir.path() + "/s*.png");
-        const size_t at = r.err.find("host areas: ");
-        long in = -1, out = -1, unread = -1, areas = -1;
-        if (at != std::string::npos)
-            std::sscanf(r.err.c_str() + at,
-                        "host areas: %ld files' samples copied to the GPU from them, %ld outputs' back (%ld more written from the "
-                        "GPU's stream alone); %ld areas",
-                        &in, &out, &unread, &areas);
+        const auto [in, out, unread, areas] = host_area_counts(r.err);
         EXPECT(r.status == 0 && in == 12 && out + unread == 12 && areas > 0, backend, ": exit ", r.status, ", files through areas in ",
                in, ", out ", out, " and ", unread, " more from the GPU's stream alone, areas ", areas, ": ", r.err.substr(0, 400));
     }

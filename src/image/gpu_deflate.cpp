@@ -25,17 +25,6 @@ GpuRunCoder::~GpuRunCoder() {
     if (fence_) glDeleteSync(fence_);
 }
 
-namespace {
-
-/// The bytes of the sample bands (runs_sample(length, 4)) of `length` bytes of filtered rows.
-size_t band_bytes(size_t length) {
-    size_t bytes = 0;
-    for (const auto& band : runs_sample(length, 4)) bytes += band.second;
-    return bytes;
-}
-
-}  // namespace
-
 void GpuRunCoder::deflate(const StorageBuffer& rows, size_t row_bytes, int height, int bpp, bool wide, bool bands) {
     length_ = (row_bytes + 1) * static_cast<size_t>(height);
     bands_ = bands;
@@ -109,11 +98,14 @@ void GpuRunCoder::queue() {
     // Made wherever the stream comes back mapped, asked for or not, so that a coder holds the same
     // GL objects whichever of its images came with an output area (a batch's count of GL objects
     // must not depend on timing: test_reliability).
-    const bool banded = mapped_ && bands_back_.reserve((band_bytes(length_) + 3) / 4 * 4);
+    const std::vector<std::pair<size_t, size_t>> sample = runs_sample(length_, 4);
+    band_bytes_ = 0;
+    for (const auto& band : sample) band_bytes_ += band.second;
+    const bool banded = mapped_ && bands_back_.reserve((band_bytes_ + 3) / 4 * 4);
     bands_ = bands_ && banded;
     if (bands_) {  // a writer's choice reads them (write_deflated()), where the samples stay on the GPU
         size_t at = 0;
-        for (const auto& [first, size] : runs_sample(length_, 4)) {
+        for (const auto& [first, size] : sample) {
             copy_buffer_range(filtered_.id(), first, bands_back_.id(), at, size);
             at += size;
         }
@@ -134,7 +126,7 @@ bool GpuRunCoder::collect(DeflatedRows& out) {
     out.data.clear();
     out.adler = 1;
     out.bands.clear();
-    if (bands_) out.bands.assign(bands_back_.data(), bands_back_.data() + band_bytes(length_));
+    if (bands_) out.bands.assign(bands_back_.data(), bands_back_.data() + band_bytes_);
     std::vector<Summary> read;
     const Summary* summary = reinterpret_cast<const Summary*>(summary_back_.data());
     if (!mapped_) {

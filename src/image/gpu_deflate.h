@@ -53,6 +53,7 @@ private:
     HostBuffer bands_back_;                  // the sample bands of the filtered rows, where asked
     bool mapped_ = false, bands_ = false;
     size_t length_ = 0, blocks_ = 0, room_ = 0;
+    size_t band_bytes_ = 0;  // the sample bands' bytes (runs_sample(length_, 4))
     GLsync fence_ = nullptr;
     GpuTimestamps* stamps_ = nullptr;
 };

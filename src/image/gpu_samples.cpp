@@ -320,7 +320,6 @@ void SampleIo::read_back(const SampleConversion& c, const HostArea* to) {
     // Where the stream makes the samples needless, they wait on the GPU for collect() to know.
     s.to_area_if_needed = s.deflated && to && s.coder->bands_back();
     s.area_buffer = to ? to->gl_buffer() : 0;
-    s.words = words;
     s.to_area = to != nullptr && !s.to_area_if_needed;
     // The slot's mapped buffer is made on its first image, areas or not (4 bytes until an image
     // without an output area needs more), so that the GL objects a batch holds do not depend on
@@ -354,12 +353,17 @@ Samples SampleIo::collect(double* gpu_ms, std::vector<unsigned char>&& storage, 
     }
     glDeleteSync(s.fence);
     s.fence = nullptr;
+    --queued_;
+    Samples out;
+    out.data = std::move(storage);
+    out.width = s.width, out.height = s.height, out.channels = s.channels, out.depth = s.depth;
+    const size_t bytes = out.row_bytes() * static_cast<size_t>(out.height);
     if (s.to_area_if_needed) {
         if (deflated && deflated->coded) {
             deflated->without_samples = true;  // the stream (and its bands) stand for the samples
         } else {  // needed after all: copied now (the slot's buffer is still the output's)
             if (deflated) deflated->bands.clear();
-            copy_to_mapped(s.out.id(), s.area_buffer, s.words * 4);
+            copy_to_mapped(s.out.id(), s.area_buffer, (bytes + 3) / 4 * 4);
             GLsync copied = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
             glClientWaitSync(copied, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(60) * 1000000000);
             glDeleteSync(copied);
@@ -367,11 +371,6 @@ Samples SampleIo::collect(double* gpu_ms, std::vector<unsigned char>&& storage, 
         s.to_area = true;
         s.to_area_if_needed = false;
     }
-    --queued_;
-    Samples out;
-    out.data = std::move(storage);
-    out.width = s.width, out.height = s.height, out.channels = s.channels, out.depth = s.depth;
-    const size_t bytes = out.row_bytes() * static_cast<size_t>(out.height);
     // Never zero filled first: fresh memory, zeroed and then copied over, took the GL thread as
     // long as the copy (a 2048x2048 RGB file's 12.6 MB). assign() copies into memory given back
     // that holds as much, else into a fresh allocation.

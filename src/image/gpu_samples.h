@@ -119,10 +119,9 @@ private:
         bool mapped = false;    // the last read-back went through `back`
         bool to_area = false;   // the last read-back went into the caller's host area
         // ...or goes there at collect(), only where the GPU did not code the stream
-        // (SampleConversion::samples_if_needed): the area's buffer, and the words to copy
+        // (SampleConversion::samples_if_needed): the area's buffer
         bool to_area_if_needed = false;
         GLuint area_buffer = 0;
-        size_t words = 0;
         GLsync fence = nullptr;
         GpuTimer timer;  // from the upload to the read-back
         std::unique_ptr<GpuRunCoder> coder;  // the output deflated on the GPU, where asked

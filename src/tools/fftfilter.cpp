@@ -612,12 +612,10 @@ private:
     /// src/README.md, "GL threads measured, areas before the batch, outputs left on the GPU"). A
     /// file that finds none large enough makes a free one larger (add_host_area()).
     void make_host_areas() {
-        Work w;
-        size_t sample_bytes = 0;  // the room decoding the first file takes, filtered whole
-        if (!areas_ || !first_file(w, sample_bytes) || sample_bytes == 0) return;
+        if (!areas_ || !first_known_ || first_sample_bytes_ == 0) return;
         const auto t0 = std::chrono::steady_clock::now();
         for (size_t i = 0; i < host_area_count(); ++i)
-            if (!areas_->add(sample_bytes, host_area_count(), host_area_limit())) break;
+            if (!areas_->add(first_sample_bytes_, host_area_count(), host_area_limit())) break;
         areas_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
 
@@ -626,11 +624,9 @@ private:
     /// failure here is the first GPU file's: it is rethrown there, as if that file had met it (and
     /// retried with smaller tiles where memory ran out).
     void gpu_prepare() {
-        Work w;
-        size_t sample_bytes = 0;
-        if (!first_file(w, sample_bytes)) return;
+        if (!first_known_) return;
         try {
-            convolver_ready().prepare(w.width, w.height, w.caps);
+            convolver_ready().prepare(first_.width, first_.height, first_.caps);
         } catch (const GlError&) {
             prepare_error_ = std::current_exception();
             convolver_.reset();
@@ -896,6 +892,11 @@ private:
     size_t areas_out_ = 0;  // GL thread
     size_t outputs_unread_ = 0;  // GL thread: outputs whose samples stayed on the GPU
     double areas_seconds_ = 0;  // make_host_areas()'s
+    // The first file's size and plan (first_file(), read before the batch): what
+    // make_host_areas() and gpu_prepare() make things for.
+    Work first_;
+    size_t first_sample_bytes_ = 0;
+    bool first_known_ = false;
     const Backend backend_;
     const std::chrono::steady_clock::time_point start_;
     const int compression_;
@@ -941,6 +942,7 @@ int FilterBatch::run() {
 
     BatchOptions bo;
     bo.workers = workers_;
+    first_known_ = first_file(first_, first_sample_bytes_);
     make_host_areas();
     const double before_batch = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     StageTimes totals = run_batch(jobs_.size(), stages, bo);
