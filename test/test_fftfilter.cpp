@@ -2197,6 +2197,15 @@ TEST(threads_compression_and_backends_change_no_pixel) {
     EXPECT(four.err.find("bottleneck: ") != std::string::npos && four.err.find("decode ") != std::string::npos &&
                four.err.find(", backend ") != std::string::npos,
            "-v: ", four.err.substr(0, 300));
+    // On FFTW -v tells no GL stage (no GL thread, upload or GPU); on a GL backend it does.
+    for (const char* backend : {"fftw", "compute"}) {
+        const std::string two = dir / fixtures.begin()->first + " " + dir / std::next(fixtures.begin())->first;
+        test::Result v = test::run(tool() + " -v --backend " + backend + " -k disk:3 -o " + dir / backend + " " + two);
+        const bool gl = std::string(backend) != "fftw";
+        for (const char* words : {"GL thread", "upload ", "GPU busy", "GL context"})
+            EXPECT(v.status == 0 && (v.err.find(words) != std::string::npos) == gl, backend, ": -v ",
+                   gl ? "lacks '" : "has '", words, "': ", v.err.substr(v.err.find("setup")));
+    }
     for (auto& [name, raw] : fixtures) {
         PngSamples a = read_png_samples(dir / ("j1/" + name)), b = read_png_samples(dir / ("j4/" + name)),
                    c = read_png_samples(dir / ("c0/" + name));

@@ -1,7 +1,9 @@
 // Reliability (issue "Reliability: fuzzed inputs, sanitizers, long runs, no leaks"): long runs leave
 // resident memory and GL objects flat; a GPU allocation failing anywhere in a batch gives one line
 // naming the file, no partial output, and the rest of the batch done; a batch killed with SIGKILL
-// leaves every output under its final name whole; no usable GL is one line and exit 3.
+// leaves every output under its final name whole, one stopped by SIGINT or SIGTERM no temporary
+// file either; no usable GL is one line and exit 3.
+#include "app/cli.h"
 #include "check.h"
 #include "image/files.h"
 #include "image/png_io.h"
@@ -9,6 +11,12 @@
 #include "tool.h"
 
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 
 #include <chrono>
 #include <regex>
@@ -174,6 +182,138 @@ TEST(sigkill_mid_batch_leaves_only_whole_outputs) {
             EXPECT(false, "an output under its final name is not whole: ", e.what());
         }
     }
+}
+
+namespace {
+
+/// Starts fftfilter with `args` (no shell between), its standard error into `err`; SIGINT ignored
+/// from the start where `ignore_sigint` (as a shell starts a background job).
+pid_t start_fftfilter(const std::vector<std::string>& args, const std::string& err, bool ignore_sigint) {
+    std::vector<std::string> all = {fftfilter()};
+    all.insert(all.end(), args.begin(), args.end());
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!std::freopen(err.c_str(), "w", stderr)) _exit(126);
+        std::signal(SIGINT, ignore_sigint ? SIG_IGN : SIG_DFL);
+        std::vector<char*> argv;
+        for (std::string& a : all) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv(argv[0], argv.data());
+        _exit(127);
+    }
+    return pid;
+}
+
+/// Waits up to a minute for `ready` to hold, checking every 10 ms.
+template <typename Ready>
+bool wait_until(Ready ready) {
+    const auto start = std::chrono::steady_clock::now();
+    while (!ready()) {
+        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(60)) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+}
+
+/// The names in `dir`, hidden ones included.
+std::vector<std::string> entries(const std::string& dir) {
+    std::vector<std::string> names;
+    std::istringstream ls(test::run("ls -A '" + dir + "'").out);
+    for (std::string name; std::getline(ls, name);) names.push_back(name);
+    return names;
+}
+
+bool has_temporary(const std::vector<std::string>& names) {
+    for (const std::string& n : names)
+        if (n.find(".tmp-") != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST(stop_signals_remove_unfinished_outputs) {
+    // SIGINT (Ctrl-C), SIGTERM and SIGHUP end a tool by that signal after removing the temporary
+    // files of the outputs it had not finished; finished outputs stay, whole; a signal ignored at
+    // start (a shell's background job and SIGINT) stays ignored.
+    test::TempDir dir;
+    // A file alone, streamed and slow to finish: FFTW, one thread, a wide disk, level 9.
+    fixture::write_file(dir / "big.png", fixture::encode(fixture::random_png(1200, 900, 2, 8, false, false, 77)));
+    const std::string input = test::read_bytes(dir / "big.png");
+    test::run("mkdir " + dir / "one " + dir / "many");
+    const std::vector<std::string> slow = {"-q", "--backend", "fftw", "-j", "1", "--stream", "always", "--max-memory", "16M",
+                                           "--compression", "9", "-k", "disk:40", "-o", dir / "one/big.png", dir / "big.png"};
+    for (bool ignored : {false, true}) {
+        const std::string what = ignored ? "SIGINT ignored at start" : "SIGINT";
+        pid_t pid = start_fftfilter(slow, dir / "err", ignored);
+        const bool begun = wait_until([&] { return has_temporary(entries(dir / "one")); });
+        EXPECT(begun, what, ": no temporary output appeared");
+        kill(pid, SIGINT);
+        int status = 0;
+        if (ignored) {  // still at work a quarter of a second later; then SIGTERM ends it
+            std::this_thread::sleep_for(std::chrono::milliseconds(250));
+            EXPECT(waitpid(pid, &status, WNOHANG) == 0, what, ": the tool ended (status ", status, ")");
+            kill(pid, SIGTERM);
+        }
+        waitpid(pid, &status, 0);
+        const int expected = ignored ? SIGTERM : SIGINT;
+        const std::string err = test::read_bytes(dir / "err");
+        EXPECT(WIFSIGNALED(status) && WTERMSIG(status) == expected, what, ": status ", status, ": ", err);
+        const std::string line = std::string("fftfilter: stopped by ") + (ignored ? "SIGTERM" : "SIGINT") +
+                                 "; 1 unfinished output removed, finished ones kept\n";
+        EXPECT(err == line, what, ": said '", err, "'");
+        const std::vector<std::string> left = entries(dir / "one");
+        EXPECT(left.empty(), what, ": left ", left.empty() ? "" : left[0]);
+        EXPECT(test::read_bytes(dir / "big.png") == input, what, ": the input changed");
+    }
+    // A GL batch: the GL driver's threads and the workers were started with the signals blocked,
+    // so SIGTERM reaches the thread that removes the temporary files.
+    std::vector<std::string> inputs = make_batch(dir, 120, 200);
+    std::vector<std::string> args = {"-q", "-k", "gaussian:3", "-o", dir / "many"};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    pid_t pid = start_fftfilter(args, dir / "err", false);
+    EXPECT(wait_until([&] { return entries(dir / "many").size() >= 5; }), "the batch wrote nothing");
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const std::string err = test::read_bytes(dir / "err");
+    EXPECT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && err.find("fftfilter: stopped by SIGTERM; ") == 0 &&
+               test::count_lines(err) == 1,
+           "batch: status ", status, ": ", err);
+    const std::vector<std::string> names = entries(dir / "many");
+    EXPECT(!has_temporary(names), "batch: a temporary file left");
+    EXPECT(names.size() >= 5 && names.size() < inputs.size(), names.size(), " outputs: the signal did not land mid-batch");
+    for (const std::string& name : names) {
+        try {
+            read_png(dir / ("many/" + name));
+        } catch (const std::exception& e) {
+            EXPECT(false, "batch: an output under its final name is not whole: ", e.what());
+        }
+    }
+    // run_program() (fftcompare's gnuplot) starts a program with the signals unblocked, where the
+    // tool's own threads have them blocked: here SIGINT and SIGTERM blocked in this thread, and the
+    // mask bash (which keeps the mask it is given) sees read from /proc; the same command by
+    // fork and exec shows the check can tell.
+    sigset_t stop, before;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &before);
+    const int spawned = run_program({"bash", "-c", "grep SigBlk /proc/self/status > " + dir / "mask"});
+    const pid_t child = fork();
+    if (child == 0) {
+        execlp("bash", "bash", "-c", ("grep SigBlk /proc/self/status > " + dir / "inherited").c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int inherited_status = 0;
+    waitpid(child, &inherited_status, 0);
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    auto blocked = [](const std::string& line) {  // "SigBlk:\t0000000000004002\n": bit s - 1 for signal s
+        const unsigned long long mask = std::strtoull(line.c_str() + line.find(':') + 1, nullptr, 16);
+        return (mask >> (SIGINT - 1) & 1) + (mask >> (SIGTERM - 1) & 1);
+    };
+    const std::string mask = test::read_bytes(dir / "mask"), inherited = test::read_bytes(dir / "inherited");
+    EXPECT(spawned == 0 && mask.find("SigBlk:") == 0 && blocked(mask) == 0, "run_program: ", spawned, " ", mask);
+    EXPECT(inherited_status == 0 && blocked(inherited) == 2, "fork and exec: ", inherited);
 }
 
 TEST(no_usable_gl_is_one_line) {

@@ -1,15 +1,98 @@
 #include "app/cli.h"
 
 #include "fft/sizes.h"
+#include "image/files.h"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <mutex>
+#include <pthread.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
 
 namespace gpufft {
+
+namespace {
+
+// The signals that stop a tool from outside: Ctrl-C, kill's default, a closed terminal.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+const char* signal_name(int sig) {
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+// Those of kStopSignals that the process was started with at their default action (a shell
+// starts background jobs with SIGINT ignored, nohup SIGHUP: they stay ignored).
+sigset_t stop_signals_taken() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : kStopSignals) {
+        struct sigaction now;
+        if (sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_DFL) sigaddset(&set, sig);
+    }
+    return set;
+}
+
+// Blocks the stop signals in the calling thread, before it starts any other (they inherit the
+// mask: the workers, the GL driver's and FFTW's threads), and leaves them to a thread of their
+// own: it removes the temporary files of the outputs not yet finished (the finished ones are in
+// place, and the list stays locked so that no thread finishes another), says so in one line, and
+// ends the process by the same signal, as if it had not been caught.
+void stop_on_signals(const char* tool) {
+    const sigset_t set = stop_signals_taken();
+    if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;
+    std::thread([set, tool] {
+        int sig = 0;
+        while (sigwait(&set, &sig) != 0) {
+        }
+        const int removed = remove_temporary_files_for_exit();
+        std::fprintf(stderr, "%s: stopped by %s; %d unfinished output%s removed, finished ones kept\n", tool,
+                     signal_name(sig), removed, removed == 1 ? "" : "s");
+        std::signal(sig, SIG_DFL);
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+        raise(sig);
+        _exit(128 + sig);
+    }).detach();
+}
+
+}  // namespace
+
+int run_program(const std::vector<std::string>& argv) {
+    // The program starts with the stop signals as the tool was started: not blocked, at their
+    // default action where they were (std::system would pass on the mask stop_on_signals() set,
+    // which bash keeps; dash, Debian's /bin/sh, happens to clear it).
+    const sigset_t set = stop_signals_taken();
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &set);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid;
+    const int rc = argv.empty() ? EINVAL : posix_spawnp(&pid, args[0], nullptr, &attr, args.data(), environ);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) return -1;
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return status;
+}
 
 Backend parse_backend(const std::string& name) {
     for (Backend b : {Backend::Auto, Backend::Fragment, Backend::Compute, Backend::Fftw})
@@ -39,6 +122,8 @@ int report(const char* tool, const std::string& message, int status) {
 int run_tool(const char* tool, const std::function<int()>& body) {
     // Line by line even into a pipe: a tool stopped by a time limit keeps what it measured.
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    static std::once_flag signals;
+    std::call_once(signals, stop_on_signals, tool);
     try {
         return body();
     } catch (const UsageError& e) {

@@ -31,8 +31,16 @@ enum ExitStatus { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNoGl = 3 };
 int report(const char* tool, const std::string& message, int status);
 
 /// A tool's main(): runs `body` (which returns the exit status); a UsageError, a GlError or any
-/// other exception becomes one line on stderr and its exit status.
+/// other exception becomes one line on stderr and its exit status. Called first in main(), before
+/// any thread starts: SIGINT, SIGTERM and SIGHUP (where not ignored at start) then remove the
+/// temporary files of unfinished outputs (image/files.h) and end the tool by that signal, with
+/// one line "tool: stopped by SIGINT; N unfinished outputs removed, finished ones kept".
 int run_tool(const char* tool, const std::function<int()>& body);
+
+/// Runs a program (argv[0] looked up on PATH, no shell) and waits for it: for a tool under
+/// run_tool(), which has the stop signals blocked, the program starts with them as the tool was
+/// started. Returns the wait status, or -1 where it could not be started.
+int run_program(const std::vector<std::string>& argv);
 
 /// Runs an option parser, turning every gpufft::Error it throws (a bad kernel spec, boundary or
 /// tone map name) into a UsageError.

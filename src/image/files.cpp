@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -23,7 +25,51 @@ mode_t current_umask() {
     return mask;
 }
 
+struct Temporaries {
+    std::mutex lock;
+    std::set<std::string> names;
+};
+
+// Never destroyed: a thread may make or drop a file while the process exits.
+Temporaries& temporaries() {
+    static Temporaries* t = new Temporaries;
+    return *t;
+}
+
 }  // namespace
+
+int make_temporary_file(std::string& pattern) {
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    Temporaries& t = temporaries();
+    std::lock_guard<std::mutex> hold(t.lock);
+    const int fd = mkstemp(name.data());
+    if (fd < 0) return -1;
+    pattern = name.data();
+    t.names.insert(pattern);
+    return fd;
+}
+
+void list_temporary_file(const std::string& path) {
+    Temporaries& t = temporaries();
+    std::lock_guard<std::mutex> hold(t.lock);
+    t.names.insert(path);
+}
+
+void forget_temporary_file(const std::string& path) {
+    Temporaries& t = temporaries();
+    std::lock_guard<std::mutex> hold(t.lock);
+    t.names.erase(path);
+}
+
+int remove_temporary_files_for_exit() {
+    Temporaries& t = temporaries();
+    t.lock.lock();  // kept: the process ends
+    int removed = 0;
+    for (const std::string& name : t.names) removed += unlink(name.c_str()) == 0;
+    t.names.clear();
+    return removed;
+}
 
 std::string base_name(const std::string& path) {
     size_t slash = path.find_last_of('/');
@@ -71,28 +117,34 @@ AtomicFile::AtomicFile(const std::string& path, bool overwrite) : path_(path), o
     if (is_directory(path)) throw Error(path + ": is a directory");
     if (!overwrite && file_exists(path)) throw Error(path + ": already exists (use --force to replace it)");
     temp_ = parent_directory(path) + "/." + base_name(path) + ".tmp-XXXXXX";
-    std::vector<char> name(temp_.begin(), temp_.end());
-    name.push_back('\0');
-    int fd = mkstemp(name.data());
+    int fd = make_temporary_file(temp_);
     if (fd < 0) {
         int saved = errno;
         temp_.clear();
         errno = saved;
         fail(path, "cannot create");
     }
-    temp_ = name.data();
     fchmod(fd, 0666 & ~current_umask());  // mkstemp makes 0600; outputs get the usual mode
     file_ = fdopen(fd, "wb");
     if (!file_) {
+        int saved = errno;
         close(fd);
-        unlink(temp_.c_str());
+        remove_temporary();
+        errno = saved;
         fail(path, "cannot open");
     }
 }
 
 AtomicFile::~AtomicFile() {
     if (file_) std::fclose(file_);
-    if (!committed_ && !temp_.empty()) unlink(temp_.c_str());
+    if (!committed_ && !temp_.empty()) remove_temporary();
+}
+
+void AtomicFile::remove_temporary() {
+    Temporaries& t = temporaries();
+    std::lock_guard<std::mutex> hold(t.lock);
+    unlink(temp_.c_str());
+    t.names.erase(temp_);
 }
 
 void AtomicFile::commit() {
@@ -108,16 +160,23 @@ void AtomicFile::commit() {
         fail(path_, "cannot write");
     }
     int rc;
-    if (overwrite_) {
-        rc = rename(temp_.c_str(), path_.c_str());
-    } else {
-        // Refuses atomically if the name appeared meanwhile; link() serves file systems without it.
-        rc = renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE);
-        if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
-            rc = link(temp_.c_str(), path_.c_str());
-            if (rc == 0) unlink(temp_.c_str());
+    {  // renamed and taken off the list at once: a file is either listed or in place
+        Temporaries& t = temporaries();
+        std::lock_guard<std::mutex> hold(t.lock);
+        if (overwrite_) {
+            rc = rename(temp_.c_str(), path_.c_str());
+        } else {
+            // Refuses atomically if the name appeared meanwhile; link() serves file systems without it.
+            rc = renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE);
+            if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+                rc = link(temp_.c_str(), path_.c_str());
+                if (rc == 0) unlink(temp_.c_str());
+            }
         }
+        saved = errno;
+        if (rc == 0) t.names.erase(temp_);
     }
+    errno = saved;
     if (rc != 0) {
         if (errno == EEXIST) throw Error(path_ + ": already exists (use --force to replace it)");
         fail(path_, "cannot rename into place");

@@ -8,8 +8,9 @@ namespace gpufft {
 
 /// An output file written under a temporary name in the same directory and renamed over its
 /// final name by commit(). Until then the final name is untouched; if the object dies first
-/// (an exception, an error), the temporary file is removed. A crash leaves only a hidden
-/// ".NAME.tmp-XXXXXX" file, never a partial file under the final name.
+/// (an exception, an error), the temporary file is removed, and a tool stopped by a signal removes
+/// it too (remove_temporary_files_for_exit). A crash leaves only a hidden ".NAME.tmp-XXXXXX" file,
+/// never a partial file under the final name.
 class AtomicFile {
 public:
     /// Throws gpufft::Error "<path>: ..." when the directory cannot take the file, or when the file
@@ -24,11 +25,27 @@ public:
     void commit();
 
 private:
+    void remove_temporary();  // unlinked and taken off the list at once
+
     std::string path_, temp_;
     FILE* file_ = nullptr;
     bool overwrite_;
     bool committed_ = false;
 };
+
+/// The process's temporary files. Each is listed from before it exists (mkstemp under the list's
+/// lock) until it is renamed into place or removed, so that one call can remove every one that is
+/// left when a signal stops the process.
+///
+/// mkstemp() on `pattern` (ending in XXXXXX, replaced by the name made), the name listed. Returns
+/// the descriptor, or -1 with errno set (nothing listed).
+int make_temporary_file(std::string& pattern);
+/// Lists a name that another program is to create (gnuplot's output), or takes one off the list.
+void list_temporary_file(const std::string& path);
+void forget_temporary_file(const std::string& path);
+/// Removes every listed file and returns how many it removed. The list stays locked, so that no
+/// thread makes, renames or removes a temporary file afterwards: only for a process about to end.
+int remove_temporary_files_for_exit();
 
 bool file_exists(const std::string& path);
 bool is_directory(const std::string& path);

@@ -471,8 +471,8 @@ void print_json(const std::vector<Row>& rows, const Options& o, const std::strin
 /// gnuplot into a temporary file that is renamed into place.
 void plot(const std::vector<Row>& rows, const Options& o, const std::string& path) {
     std::string dir = parent_directory(path);
-    char data_name[] = "/tmp/fftcompare-XXXXXX";
-    int fd = mkstemp(data_name);
+    std::string data_name = "/tmp/fftcompare-XXXXXX";
+    int fd = make_temporary_file(data_name);
     if (fd < 0) throw Error("cannot create a temporary file for gnuplot");
     close(fd);
     std::vector<std::string> names;
@@ -492,7 +492,7 @@ void plot(const std::vector<Row>& rows, const Options& o, const std::string& pat
             data << "\n\n";
         }
     }
-    std::string temp = dir + "/." + base_name(path) + ".tmp-plot.png", file = "'" + std::string(data_name) + "'";
+    std::string temp = dir + "/." + base_name(path) + ".tmp-plot.png", file = "'" + data_name + "'";
     std::string times, errors;
     for (size_t i = 0; i < names.size(); ++i) {
         times += file + " index " + std::to_string(i) + " u 1:2 w lp t '" + names[i] + "', ";
@@ -506,17 +506,16 @@ void plot(const std::vector<Row>& rows, const Options& o, const std::string& pat
         "set ylabel 'relative RMS error of the filter vs FFTW double'; set format y '%.0e'; set title 'Accuracy';"
         "plot " + errors + file + " index 0 u 1:6 w lp t 'fftwf';"
         "unset multiplot";
-    std::string command = "gnuplot -e \"" + script + "\" 2>&1";
-    int rc = std::system(command.c_str());
-    std::remove(data_name);
-    if (rc != 0 || !file_exists(temp)) {
-        std::remove(temp.c_str());
-        throw Error(path + ": gnuplot failed (is gnuplot installed?)");
-    }
-    if (std::rename(temp.c_str(), path.c_str()) != 0) {
-        std::remove(temp.c_str());
-        throw Error(path + ": cannot write the plot");
-    }
+    list_temporary_file(temp);
+    int rc = run_program({"gnuplot", "-e", script});
+    std::remove(data_name.c_str());
+    forget_temporary_file(data_name);
+    const bool made = rc == 0 && file_exists(temp);
+    const bool placed = made && std::rename(temp.c_str(), path.c_str()) == 0;
+    if (!placed) std::remove(temp.c_str());
+    forget_temporary_file(temp);
+    if (!made) throw Error(path + ": gnuplot failed (is gnuplot installed?)");
+    if (!placed) throw Error(path + ": cannot write the plot");
 }
 
 /// The impulse response a speed run filters by: --kernel's on the grid, else the image itself.

@@ -206,7 +206,9 @@ void print_help() {
         "\n"
         "Outputs keep the input's colour type and bit depth (palette images come out RGB(A), tRNS\n"
         "transparency as an alpha channel), rounded to nearest and clamped. Files are written under a\n"
-        "temporary name and renamed, so an output is whole or absent.\n"
+        "temporary name and renamed, so an output is whole or absent. Stopped by Ctrl-C (SIGINT),\n"
+        "SIGTERM or SIGHUP, it removes the temporary files of the outputs it had not finished, keeps\n"
+        "those it had, and ends by that signal.\n"
         "\n"
         "Exit status: 0 all files done, 1 some file failed (the others are still done), 2 usage error,\n"
         "3 no usable OpenGL.\n",
@@ -978,16 +980,25 @@ int FilterBatch::run() {
         const Share* top = &shares[0];
         for (const Share& s : shares)
             if (s.busy / s.capacity > top->busy / top->capacity) top = &s;
-        std::fprintf(stderr,
-                     "%s: setup (s): %.2f before the batch (GL context, kernel, host areas), %.2f on the GL thread (transforms, "
-                     "programs, kernel spectra; programs %.2f, %ld linked from their kept binaries)\n"
-                     "%s: stage totals (s): decode %.2f, filter %.2f, upload %.2f, GPU %.2f, download %.2f, encode %.2f; "
-                     "waiting: workers %.2f, GL thread %.2f; GPU busy %.1f%%; bottleneck: %s (%.0f%% of %s)\n"
-                     "%s: the GL thread on a CPU (s): user %.2f, system %.2f; it gave up its core %ld times, had it taken %ld\n",
-                     kTool, before_batch, totals.setup, ProgramCache::seconds(), ProgramBinaries::loaded(), kTool, totals.decode, totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode,
-                     totals.worker_wait, totals.gpu_thread_wait, 100.0 * totals.gpu / seconds, top->name,
-                     100.0 * top->busy / top->capacity, top->who.c_str(), kTool, totals.gpu_thread_user, totals.gpu_thread_system,
-                     totals.gpu_thread_waits, totals.gpu_thread_preempted);
+        if (backend_ == Backend::Fftw)  // no GL: the workers' stages alone
+            std::fprintf(stderr,
+                         "%s: setup (s): %.2f before the batch (kernel)\n"
+                         "%s: stage totals (s): decode %.2f, filter %.2f, encode %.2f; waiting: workers %.2f; bottleneck: %s "
+                         "(%.0f%% of %s)\n",
+                         kTool, before_batch, kTool, totals.decode, totals.cpu_filter, totals.encode, totals.worker_wait, top->name,
+                         100.0 * top->busy / top->capacity, top->who.c_str());
+        else
+            std::fprintf(stderr,
+                         "%s: setup (s): %.2f before the batch (GL context, kernel, host areas), %.2f on the GL thread (transforms, "
+                         "programs, kernel spectra; programs %.2f, %ld linked from their kept binaries)\n"
+                         "%s: stage totals (s): decode %.2f, filter %.2f, upload %.2f, GPU %.2f, download %.2f, encode %.2f; "
+                         "waiting: workers %.2f, GL thread %.2f; GPU busy %.1f%%; bottleneck: %s (%.0f%% of %s)\n"
+                         "%s: the GL thread on a CPU (s): user %.2f, system %.2f; it gave up its core %ld times, had it taken %ld\n",
+                         kTool, before_batch, totals.setup, ProgramCache::seconds(), ProgramBinaries::loaded(), kTool, totals.decode,
+                         totals.cpu_filter, totals.upload, totals.gpu, totals.download, totals.encode, totals.worker_wait,
+                         totals.gpu_thread_wait, 100.0 * totals.gpu / seconds, top->name, 100.0 * top->busy / top->capacity,
+                         top->who.c_str(), kTool, totals.gpu_thread_user, totals.gpu_thread_system, totals.gpu_thread_waits,
+                         totals.gpu_thread_preempted);
         if (areas_ && areas_->count() > 0)
             std::fprintf(stderr,
                          "%s: host areas: %zu files' samples copied to the GPU from them, %zu outputs' back (%zu more written "
