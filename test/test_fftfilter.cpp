@@ -516,6 +516,7 @@ TEST(bad_inputs_fail_cleanly) {
     header_only("zero.png", 0, 16);
     fixture::write_file(dir / "file.txt", {'x'});
     test::run("mkdir " + dir / "adir.png");
+    test::run("ln -s good.png " + dir / "link.png");
 
     struct Case {
         std::string args;
@@ -545,6 +546,10 @@ TEST(bad_inputs_fail_cleanly) {
         {in + " -o " + dir / "file.txt/out.png", 1, "file.txt/out.png: cannot create: Not a directory"},
         {in + " -o " + in, 1, "good.png: is an input file; refusing to overwrite it"},
         {in + " -f -o " + in, 1, "good.png: is an input file; refusing to overwrite it"},
+        // The input by another name: a link to it, another spelling of its path.
+        {in + " -f -o " + dir / "link.png", 1, "link.png: is an input file; refusing to overwrite it"},
+        {in + " -f -o " + dir / "./good.png", 1, "./good.png: is an input file; refusing to overwrite it"},
+        {dir / "link.png -f -o " + in, 1, "good.png: is an input file; refusing to overwrite it"},
         {in + " -o " + dir / "file.txt", 1, "file.txt: already exists (use --force"},
     };
     std::string before = test::read_bytes(in);

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace gpufft {
 
@@ -49,8 +51,11 @@ int remove_temporary_files_for_exit();
 
 bool file_exists(const std::string& path);
 bool is_directory(const std::string& path);
-/// Same inode (hard links and symbolic links included); false if either does not exist.
-bool same_file(const std::string& a, const std::string& b);
+/// A file's device and inode (symbolic links followed): equal for two paths to one file (hard
+/// links and symbolic links included).
+using FileIdentity = std::pair<unsigned long long, unsigned long long>;
+/// None where the path names no file (or cannot be read).
+std::optional<FileIdentity> file_identity(const std::string& path);
 /// Creates a directory and its parents; throws gpufft::Error naming the path.
 void make_directories(const std::string& path);
 /// "dir/name.png" -> "name.png"; "name.png" -> "name"

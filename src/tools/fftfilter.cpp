@@ -268,6 +268,14 @@ std::vector<Job> plan_outputs(const Options& o) {
                     : access(parent.c_str(), W_OK | X_OK) != 0 ? errno : 0;
         if (problem) throw Error(o.output + ": cannot create: " + std::strerror(problem));
     }
+    // An output is refused where it names an input, or an existing file that is one (a link, the
+    // same file by another path). Each input is looked up once (its name and its device and inode
+    // in sets), each output once: a folder of 3000 files took 14.9 s here comparing every output
+    // with every input by stat().
+    const std::set<std::string> input_names(o.inputs.begin(), o.inputs.end());
+    std::set<FileIdentity> input_files;
+    for (const std::string& in : o.inputs)
+        if (std::optional<FileIdentity> id = file_identity(in)) input_files.insert(*id);
     std::vector<Job> jobs;
     std::set<std::string> taken;
     for (const std::string& in : o.inputs) {
@@ -276,9 +284,9 @@ std::vector<Job> plan_outputs(const Options& o) {
         if (o.output.empty()) job.output = parent_directory(in) + "/" + strip_extension(base_name(in)) + suffix;
         else if (directory) job.output = o.output + (o.output.back() == '/' ? "" : "/") + base_name(in);
         else job.output = o.output;
-        for (const std::string& other : o.inputs)
-            if (other == job.output || same_file(other, job.output))
-                job.problem = job.output + ": is an input file; refusing to overwrite it";
+        const std::optional<FileIdentity> out = file_identity(job.output);
+        if (input_names.count(job.output) || (out && input_files.count(*out)))
+            job.problem = job.output + ": is an input file; refusing to overwrite it";
         if (job.problem.empty() && !taken.insert(job.output).second)
             job.problem = job.output + ": another input already writes this output";
         jobs.push_back(job);
