@@ -729,8 +729,9 @@ TEST(host_areas_change_no_byte_of_a_batch) {
             const std::string common = tool() + " -j 2 --backend " + backend + " -k gaussian:2 ";
             const std::string inputs = dir.path() + "/" + batch + "*.png";
             test::run("rm -rf " + dir / "on" + " " + dir / "off");
-            test::Result on = test::run(common + "-v -o " + dir / "on " + inputs);
-            test::Result off = test::run("GPUFFT_HOST_AREAS=off " + common + "-q -o " + dir / "off " + inputs);
+            // Deflated on the GPU whatever their size (by size these small outputs would not be).
+            test::Result on = test::run("GPUFFT_GPU_DEFLATE=on " + common + "-v -o " + dir / "on " + inputs);
+            test::Result off = test::run("GPUFFT_GPU_DEFLATE=on GPUFFT_HOST_AREAS=off " + common + "-q -o " + dir / "off " + inputs);
             EXPECT(on.status == 0 && off.status == 0, backend, " ", batch, ": exit ", on.status, "/", off.status, ": ", on.err.substr(0, 300),
                    off.err);
             const auto [in, out, unread, areas] = host_area_counts(on.err);
@@ -765,6 +766,37 @@ TEST(host_areas_take_every_file_of_one_size) {
         const auto [in, out, unread, areas] = host_area_counts(r.err);
         EXPECT(r.status == 0 && in == 12 && out + unread == 12 && areas > 0, backend, ": exit ", r.status, ", files through areas in ",
                in, ", out ", out, " and ", unread, " more from the GPU's stream alone, areas ", areas, ": ", r.err.substr(0, 400));
+    }
+}
+
+TEST(outputs_deflate_on_the_gpu_from_128_kib_a_worker) {
+    // By default a batch's outputs are deflated on the GPU where their samples' bytes reach 128 KiB
+    // for each worker (the GPU's cost a file is nearly fixed, the workers' grows with the bytes);
+    // GPUFFT_GPU_DEFLATE=on and =off decide for every size. The files are the same every way.
+    TempDir dir;
+    for (int i = 0; i < 2; ++i)  // smooth: the run coder's stream, which the GPU codes (noise it declines)
+        EXPECT(test::run(tool() + " -q --synth 240x240:power=2:seed=" + std::to_string(i + 5) + ":colour -o " +
+                         dir / ("d" + std::to_string(i) + ".png"))
+                       .status == 0,
+               "synth ", i);
+    struct Case {
+        const char* setting;
+        int jobs;
+        long from_gpu;  // outputs written from the GPU's stream
+    };
+    // 240 x 240 RGB 8-bit: 172800 bytes, at least 128 KiB for one worker, under 256 KiB for two
+    const Case cases[] = {{"", 1, 2}, {"", 2, 0}, {"GPUFFT_GPU_DEFLATE=on ", 2, 2}, {"GPUFFT_GPU_DEFLATE=off ", 1, 0}};
+    std::string first;
+    for (const Case& c : cases) {
+        const std::string out = dir / ("o" + std::to_string(&c - cases));
+        test::Result r = test::run(std::string(c.setting) + tool() + " -v --backend compute -j " + std::to_string(c.jobs) +
+                                   " -k gaussian:2 -o " + out + " " + dir / "d0.png " + dir / "d1.png");
+        const AreaCounts n = host_area_counts(r.err);
+        EXPECT(r.status == 0 && n.in == 2 && n.unread == c.from_gpu, c.setting, "-j ", c.jobs, ": exit ", r.status, ", ", n.unread,
+               " outputs from the GPU's stream, expected ", c.from_gpu, ": ", r.err.substr(0, 300));
+        const std::string files = test::read_bytes(out + "/d0.png") + test::read_bytes(out + "/d1.png");
+        if (first.empty()) first = files;
+        EXPECT(files.size() > 1000 && files == first, c.setting, "-j ", c.jobs, ": other files");
     }
 }
 
