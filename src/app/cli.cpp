@@ -69,7 +69,7 @@ void stop_on_signals(const char* tool) {
 
 }  // namespace
 
-int run_program(const std::vector<std::string>& argv) {
+int run_program(const std::vector<std::string>& argv, bool errors_to_output) {
     // The program starts with the stop signals as the tool was started: not blocked, at their
     // default action where they were (std::system would pass on the mask stop_on_signals() set,
     // which bash keeps; dash, Debian's /bin/sh, happens to clear it).
@@ -81,11 +81,15 @@ int run_program(const std::vector<std::string>& argv) {
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &set);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (errors_to_output) posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     pid_t pid;
-    const int rc = argv.empty() ? EINVAL : posix_spawnp(&pid, args[0], nullptr, &attr, args.data(), environ);
+    const int rc = argv.empty() ? EINVAL : posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     if (rc != 0) return -1;
     int status = 0;

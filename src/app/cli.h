@@ -39,8 +39,9 @@ int run_tool(const char* tool, const std::function<int()>& body);
 
 /// Runs a program (argv[0] looked up on PATH, no shell) and waits for it: for a tool under
 /// run_tool(), which has the stop signals blocked, the program starts with them as the tool was
-/// started. Returns the wait status, or -1 where it could not be started.
-int run_program(const std::vector<std::string>& argv);
+/// started. `errors_to_output`: its standard error goes to standard output (a tool's own errors
+/// stay one line). Returns the wait status, or -1 where it could not be started.
+int run_program(const std::vector<std::string>& argv, bool errors_to_output = false);
 
 /// Runs an option parser, turning every gpufft::Error it throws (a bad kernel spec, boundary or
 /// tone map name) into a UsageError.

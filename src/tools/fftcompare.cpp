@@ -507,7 +507,7 @@ void plot(const std::vector<Row>& rows, const Options& o, const std::string& pat
         "plot " + errors + file + " index 0 u 1:6 w lp t 'fftwf';"
         "unset multiplot";
     list_temporary_file(temp);
-    int rc = run_program({"gnuplot", "-e", script});
+    int rc = run_program({"gnuplot", "-e", script}, true);  // its messages on stdout, as before
     std::remove(data_name.c_str());
     forget_temporary_file(data_name);
     const bool made = rc == 0 && file_exists(temp);

@@ -385,7 +385,8 @@ bool turned_off(const char* variable) {
 enum class GpuDeflate { Off, On, BySize };
 GpuDeflate gpu_deflate_setting() {
     const char* v = std::getenv("GPUFFT_GPU_DEFLATE");
-    return turned_off("GPUFFT_GPU_DEFLATE") ? GpuDeflate::Off : v && std::string(v) == "on" ? GpuDeflate::On : GpuDeflate::BySize;
+    const std::string setting = v ? v : "";
+    return setting == "off" ? GpuDeflate::Off : setting == "on" ? GpuDeflate::On : GpuDeflate::BySize;
 }
 
 /// Deflating an output on the GPU takes it about 1.3 ms of GPU time however small it is (H200:
