@@ -503,6 +503,9 @@ void main() {
 #else  // CODE
 
 shared uint s_bits[256];
+// The block's code up to its header (m, the end code, the literals, the match lengths' codes): each
+// byte's lookup from shared memory rather than through the buffer.
+shared uint s_code[kHeader];
 
 // The bit writer: counting only, or writing at g_word, g_fill bits into it.
 bool g_write;
@@ -528,23 +531,23 @@ void flush() {
     if (g_fill > 0u) atomicOr(u_stream[g_word], g_acc);
 }
 
-void put_match(uint code, uint len) { put(u_codes[code + kMatchCode + len], u_codes[code + kMatchBits + len]); }
+void put_match(uint len) { put(s_code[kMatchCode + len], s_code[kMatchBits + len]); }
 
-// The chunk [c0, c1) of block [b0, b1), its code at u_codes[code].
-void code_chunk(uint b0, uint b1, uint c0, uint c1, uint chunk, uint code, uvec2 crossing) {
-    uint m = u_codes[code + kM];
+// The chunk [c0, c1) of block [b0, b1), its code in s_code.
+void code_chunk(uint b0, uint b1, uint c0, uint c1, uint chunk, uvec2 crossing) {
+    uint m = s_code[kM];
     uint at = c0;
     if (crossing.y > c0 && crossing.y - crossing.x - 1u >= m) at = min(crossing.y, c1);  // matches coded before
     while (at < c1) {
         uint v = byte_at(at), next = run_end(at + 1u, v, c1);
-        uint literal = u_codes[code + kLiteral + v];
+        uint literal = s_code[kLiteral + v];
         bool first = at == b0 || byte_at(at - 1u) != v;
         uint end = first && next == c1 ? u_chunks[chunk].z : next;
         if (first && end - at - 1u >= m) {
             put(literal & 0xffffu, literal >> 16);
             uint r = end - at - 1u;
-            for (; r > 258u; r -= r - 258u >= 3u ? 258u : r - 3u) put_match(code, r - 258u >= 3u ? 258u : r - 3u);
-            put_match(code, r);
+            for (; r > 258u; r -= r - 258u >= 3u ? 258u : r - 3u) put_match(r - 258u >= 3u ? 258u : r - 3u);
+            put_match(r);
             at = end;
         } else {
             for (; at < next; ++at) put(literal & 0xffffu, literal >> 16);
@@ -561,6 +564,7 @@ void main() {
     uint code = gl_WorkGroupID.x * kCodeWords;
     uint chunk = gl_WorkGroupID.x * 256u + t;
     uvec2 crossing = u_chunks[chunk].xy;
+    for (uint i = t; i < kHeader; i += 256u) s_code[i] = u_codes[code + i];
     if (t == 0u) {  // where the block starts: after the blocks before it; nothing where one is stored
         uint word = 0u, bit = 0u, stored = 0u, start_word = 0u, start_bit = 0u;
         for (uint b = 0u; b < gl_NumWorkGroups.x; ++b) {
@@ -583,7 +587,7 @@ void main() {
 
     g_write = false;
     g_count = 0u;
-    code_chunk(b0, b1, c0, c1, chunk, code, crossing);
+    code_chunk(b0, b1, c0, c1, chunk, crossing);
     s_bits[t] = g_count;
     barrier();
     if (t == 0u) {  // exclusive prefix sums, after the header
@@ -613,8 +617,8 @@ void main() {
     g_word = s_start_word + at / 32u;
     g_fill = at % 32u;
     g_acc = 0u;
-    code_chunk(b0, b1, c0, c1, chunk, code, crossing);
-    if (t == 255u) put(u_codes[code + kEndCode], u_codes[code + kEndBits]);
+    code_chunk(b0, b1, c0, c1, chunk, crossing);
+    if (t == 255u) put(s_code[kEndCode], s_code[kEndBits]);
     flush();
 }
 
