@@ -62,6 +62,13 @@ void forget_temporary_file(const std::string& path) {
     t.names.erase(path);
 }
 
+void remove_temporary_file(const std::string& path) {
+    Temporaries& t = temporaries();
+    std::lock_guard<std::mutex> hold(t.lock);
+    unlink(path.c_str());
+    t.names.erase(path);
+}
+
 int remove_temporary_files_for_exit() {
     Temporaries& t = temporaries();
     t.lock.lock();  // kept: the process ends
@@ -129,7 +136,7 @@ AtomicFile::AtomicFile(const std::string& path, bool overwrite) : path_(path), o
     if (!file_) {
         int saved = errno;
         close(fd);
-        remove_temporary();
+        remove_temporary_file(temp_);
         errno = saved;
         fail(path, "cannot open");
     }
@@ -137,14 +144,7 @@ AtomicFile::AtomicFile(const std::string& path, bool overwrite) : path_(path), o
 
 AtomicFile::~AtomicFile() {
     if (file_) std::fclose(file_);
-    if (!committed_ && !temp_.empty()) remove_temporary();
-}
-
-void AtomicFile::remove_temporary() {
-    Temporaries& t = temporaries();
-    std::lock_guard<std::mutex> hold(t.lock);
-    unlink(temp_.c_str());
-    t.names.erase(temp_);
+    if (!committed_ && !temp_.empty()) remove_temporary_file(temp_);
 }
 
 void AtomicFile::commit() {

@@ -27,8 +27,6 @@ public:
     void commit();
 
 private:
-    void remove_temporary();  // unlinked and taken off the list at once
-
     std::string path_, temp_;
     FILE* file_ = nullptr;
     bool overwrite_;
@@ -45,6 +43,8 @@ int make_temporary_file(std::string& pattern);
 /// Lists a name that another program is to create (gnuplot's output), or takes one off the list.
 void list_temporary_file(const std::string& path);
 void forget_temporary_file(const std::string& path);
+/// Removes a temporary file and takes it off the list, at once.
+void remove_temporary_file(const std::string& path);
 /// Removes every listed file and returns how many it removed. The list stays locked, so that no
 /// thread makes, renames or removes a temporary file afterwards: only for a process about to end.
 int remove_temporary_files_for_exit();

@@ -508,12 +508,11 @@ void plot(const std::vector<Row>& rows, const Options& o, const std::string& pat
         "unset multiplot";
     list_temporary_file(temp);
     int rc = run_program({"gnuplot", "-e", script}, true);  // its messages on stdout, as before
-    std::remove(data_name.c_str());
-    forget_temporary_file(data_name);
+    remove_temporary_file(data_name);
     const bool made = rc == 0 && file_exists(temp);
     const bool placed = made && std::rename(temp.c_str(), path.c_str()) == 0;
-    if (!placed) std::remove(temp.c_str());
-    forget_temporary_file(temp);
+    if (placed) forget_temporary_file(temp);
+    else remove_temporary_file(temp);
     if (!made) throw Error(path + ": gnuplot failed (is gnuplot installed?)");
     if (!placed) throw Error(path + ": cannot write the plot");
 }

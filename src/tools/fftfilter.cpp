@@ -551,9 +551,7 @@ private:
             // A batch's outputs deflated on the GPU too (42% of the workers' time was encoding):
             // the workers write the stream, the bytes they would have made (GpuRunCoder), where
             // that pays (deflates_on_gpu()).
-            const size_t out_bytes = static_cast<size_t>(pixels) * channels_of(out_format.color_type) *
-                                     (out_format.bit_depth == 16 ? 2 : 1);
-            c.deflate = !alone() && writes_runs(out_format, compression_) && deflates_on_gpu(out_bytes);
+            c.deflate = !alone() && writes_runs(out_format, compression_) && deflates_on_gpu(c.output_bytes(w->width, w->height));
             // ...and where the GPU codes it, the output's samples stay there: the worker writes the
             // stream, choosing it by the filtered rows' bands, which come back instead.
             c.samples_if_needed = c.deflate && areas_;
