@@ -1024,6 +1024,60 @@ TEST(gpu_tiles_large_axes_where_the_measured_squares_pay) {
            " tiles of ", capped.fft);
 }
 
+// The tiler asks a model of thousands of lengths for each image (0.5 ms of the GL thread's time an
+// image on the H200 machine's host): a tabulated model answers from its table, as the model itself
+// would, within the table and beyond it.
+TEST(tabulated_lengths_tile_as_their_model) {
+    test::context();
+    FftOptions radix2;
+    radix2.radix = 2;
+    // What a model answers of a length: its cost, or what it throws (the fast chain cannot rate 2).
+    auto rated = [](const LengthModel& m, long long n) {
+        try {
+            return check::str(m.cost(n));
+        } catch (const std::exception& e) {
+            return std::string(e.what());
+        }
+    };
+    for (const LengthModel& model : {ComputeFft::lengths(FftOptions{}, compute_tuning(false)),
+                                     ComputeFft::lengths(FftOptions{}, compute_tuning(true)), fftw_lengths(),
+                                     FragmentFft::lengths(FftOptions{}), FragmentFft::lengths(radix2)}) {
+        struct Case {
+            int length, size, max_fft;
+            Boundary b;
+            AxisTiling tiling;  // the model's own
+        };
+        std::vector<Case> cases;
+        for (int size : {1, 65, 301})
+            for (Boundary b : {Boundary::Reflect, Boundary::Wrap})
+                for (int length = 1; length <= 17000; length += length < 300 ? 7 : 149)
+                    for (int max_fft : {16384, 1024})
+                        cases.push_back({length, size, max_fft, b, tile_axis(length, size, size / 2, b, max_fft, model)});
+        for (long long up_to : {3000LL, kTabulatedLengths}) {
+            LengthModel table = model;
+            long long asked = 0;  // calls of the model's own functions once tabulated
+            table.allowed = [&asked, f = model.allowed](long long n) { return ++asked, f(n); };
+            table.cost = [&asked, f = model.cost](long long n) { return ++asked, f(n); };
+            table.tabulate(up_to);
+            for (long long n = 1; n <= 20000; n += n < 300 ? 1 : 41) {
+                EXPECT(table.allowed(n) == model.allowed(n), model.name, " to ", up_to, ": ", n, " allowed differs");
+                if (model.allowed(n)) EXPECT(rated(table, n) == rated(model, n), model.name, " to ", up_to, ": ", n, " costs ", rated(table, n), " against ", rated(model, n));
+                EXPECT(table.best(n, 16384) == model.best(n, 16384), model.name, " to ", up_to, ": best for ", n, ": ",
+                       table.best(n, 16384), " against ", model.best(n, 16384));
+            }
+            for (const Case& c : cases) {
+                const AxisTiling t = tile_axis(c.length, c.size, c.size / 2, c.b, c.max_fft, table), &m = c.tiling;
+                EXPECT(t.fft == m.fft && t.block == m.block && t.lead == m.lead && t.circular == m.circular, model.name, " to ", up_to,
+                       ": ", c.length, " with ", c.size, " taps: ", t.tiles(c.length), " of ", t.fft, " against ", m.tiles(c.length), " of ",
+                       m.fft);
+            }
+            asked = 0;
+            tile_axis(256, 65, 32, Boundary::Reflect, 16384, table);
+            EXPECT(up_to < 16384 || asked == 0, model.name, ": the tabulated model asked its own functions ", asked, " times for 256");
+        }
+    }
+}
+
 // Issue 15: every even size with factors 2, 3, 5, 7 has a line plan whose radices multiply to it,
 // start (forward) and end (inverses) with an even radix, and fit the threads and registers given;
 // the fast chain's radices multiply to every such size from 4 up, none above 28.

@@ -1,5 +1,6 @@
 // fftfilter and the image layer under it: every PNG format, boundary rules against independent
 // references, tiles, bad input (issue: "fftfilter: batch filtering of PNG files").
+#include "app/cli.h"
 #include "check.h"
 #include "common.h"
 #include "png_fixture.h"
@@ -345,6 +346,17 @@ TEST(tiles_give_the_same_image_as_one_transform) {
                " tiles of ", st.fft_width, "x", st.fft_height, ", expected ", expected);
         double worst = max_abs_difference(gpu, direct_convolution(img, k, b));
         EXPECT(worst <= kFloatMaxAbs, boundary_name(b), ": tiled result max abs ", worst, " from direct convolution");
+    }
+    // A kernel of one tap on an axis above the largest FFT, on each GL backend: the fast chain
+    // threw ("...not 2": the tiler rated tiles of two points, which it cannot).
+    for (Backend backend : {Backend::Fragment, Backend::Compute}) {
+        ConvolveOptions o = with(Boundary::Reflect, 32);
+        o.fft.backend = backend;
+        Convolver tiled(test::programs(), parse_kernel("identity"), o);
+        const Image got = tiled.apply(img);
+        const double worst = max_abs_difference(got, img);
+        EXPECT(tiled.last().tiles > 1 && worst <= kFloatMaxAbs, backend_name(backend), ": identity in ", tiled.last().tiles, " tiles of ",
+               tiled.last().fft_width, "x", tiled.last().fft_height, ", max abs ", worst, " from the image");
     }
     bool threw = false;
     try {

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <exception>
+#include <limits>
 #include <initializer_list>
 
 namespace gpufft {
@@ -47,13 +50,51 @@ Normalisation normalisation(int width, int height) {
 long long LengthModel::best(long long need, long long limit) const {
     long long chosen = 0;
     double least = 0;
-    for (long long n = std::max(4LL, need + (need & 1)); n <= limit; n += 2) {  // 2 pairs badly with the fast chain's sizes
-        if (!allowed(n)) continue;
+    // Even lengths only: 2 pairs badly with the fast chain's sizes, odd ones with row pairs.
+    for (long long n = next_allowed(std::max(4LL, need + (need & 1)), limit); n != 0; n = next_allowed(n + 1, limit)) {
+        if (n & 1) continue;
         const double c = static_cast<double>(n) * cost(n);
         if (chosen == 0 || c < least) chosen = n, least = c;
         if (n >= 2 * need) break;  // a power of two lies in [need, 2 need): nothing later is cheaper
     }
     return chosen;
+}
+
+long long LengthModel::next_allowed(long long n, long long limit) const {
+    if (table && n <= tabled_to) {
+        const auto it = std::lower_bound(table->begin(), table->end(), n,
+                                         [](const std::pair<long long, double>& e, long long v) { return e.first < v; });
+        if (it != table->end()) return it->first <= limit ? it->first : 0;
+        n = tabled_to + 1;
+    }
+    for (; n <= limit; ++n)
+        if (allowed(n)) return n;
+    return 0;
+}
+
+void LengthModel::tabulate(long long up_to) {
+    auto rated = std::make_shared<std::vector<std::pair<long long, double>>>();
+    for (long long n = 1; n <= up_to; ++n) {
+        if (!allowed(n)) continue;
+        double c = std::numeric_limits<double>::quiet_NaN();  // a length the model cannot rate (the
+        try {                                                  // fast chain's 2): asked of it again
+            c = cost(n);
+        } catch (const std::exception&) {
+        }
+        rated->emplace_back(n, c);
+    }
+    auto find = [rated](long long n) {
+        const auto it = std::lower_bound(rated->begin(), rated->end(), n,
+                                         [](const std::pair<long long, double>& e, long long v) { return e.first < v; });
+        return it != rated->end() && it->first == n ? &*it : nullptr;
+    };
+    allowed = [find, up_to, allowed = allowed](long long n) { return n <= up_to ? find(n) != nullptr : allowed(n); };
+    cost = [find, up_to, cost = cost](long long n) {
+        const std::pair<long long, double>* e = n <= up_to ? find(n) : nullptr;
+        return e && !std::isnan(e->second) ? e->second : cost(n);
+    };
+    table = std::move(rated);
+    tabled_to = up_to;
 }
 
 LengthModel fftw_lengths() {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpufft {
@@ -46,15 +48,30 @@ struct LengthModel {
     /// or less.
     long long tile_from = 0, tile_to = 0;
 
+    /// The allowed lengths up to `tabled_to` with their costs, ascending (tabulate()), or none.
+    std::shared_ptr<const std::vector<std::pair<long long, double>>> table = nullptr;
+    long long tabled_to = 0;
+
     /// The allowed length in [max(need, 4), limit] with the least cost per axis (length times
     /// cost), the smaller one on ties; 0 if none.
     long long best(long long need, long long limit) const;
+    /// The smallest allowed length in [n, limit]; 0 if none.
+    long long next_allowed(long long n, long long limit) const;
+    /// Rates every length up to `up_to` now, into `table`, and answers allowed() and cost() there
+    /// from it: the tiler asks them of thousands of lengths for each image, and the compute
+    /// backend's rating builds line plans (0.5 ms an image on the H200 machine's host, the GL
+    /// thread's time for a small file; src/README.md, "Small images, thousands of files").
+    void tabulate(long long up_to);
 };
 
 /// What tiles must cost an axis against one transform covering it for the tiler to take them
 /// (LengthModel::tile_to): 5% less, beyond the measured squares' noise, which leaves out the
 /// tiles' own small dispatches (unpack, pack).
 constexpr double kTilesPay = 0.95;
+
+/// The lengths a model that the tiler asks for every image rates ahead (LengthModel::tabulate):
+/// up to the largest --max-fft. 3-6 ms once (498 lengths under the compute backend's model).
+constexpr long long kTabulatedLengths = 1 << 16;
 
 /// FFTW: every even fast size at its length (the smallest that fits is the cheapest), any length
 /// whole for wrap.

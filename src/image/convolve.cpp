@@ -51,8 +51,9 @@ namespace {
 std::pair<long long, double> cheapest_tiles(int length, int size, long long from, long long to, const LengthModel& lengths) {
     long long fft = 0;
     double least = 0;
-    for (long long n = std::max<long long>(from, size + 1); n <= to; ++n) {
-        if (!lengths.allowed(n)) continue;
+    // From 4, as LengthModel::best(): the fast chain cannot rate 2, and tiles of 2 or 3 serve no
+    // kernel (a 1-tap kernel on an axis above the largest FFT asked for them, and threw).
+    for (long long n = lengths.next_allowed(std::max<long long>({from, size + 1, 4}), to); n != 0; n = lengths.next_allowed(n + 1, to)) {
         const long long block = std::min<long long>(length, n - size + 1);
         const double c = static_cast<double>((length + block - 1) / block) * static_cast<double>(n) * lengths.cost(n);
         if (fft == 0 || c < least) fft = n, least = c;
@@ -172,6 +173,7 @@ Convolver::Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions opti
     if (options_.max_fft <= 0) options_.max_fft = gpu_max_fft();
     lengths_ = fft_lengths(options_.fft);
     if (!options_.measured_tiles) lengths_.tile_to = 0;
+    lengths_.tabulate(kTabulatedLengths);  // each image's tiling asks thousands
 }
 
 std::pair<AxisTiling, AxisTiling> Convolver::tiling(int width, int height, TileCaps caps) const {

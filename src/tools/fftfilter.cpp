@@ -442,6 +442,7 @@ public:
             memory_.max_tile = kStripTileFftw;
         } else {
             lengths_ = fft_lengths(fft_);
+            lengths_.tabulate(kTabulatedLengths);  // each file's plan asks thousands
             memory_.max_fft = o.max_fft > 0 ? o.max_fft : gpu_max_fft();
             memory_.max_tile = kStripTileGl;
         }

@@ -10,6 +10,8 @@
 #include "fft/fft2d.h"
 #include "fft/filter.h"
 #include "gl/context.h"
+#include "gl/state.h"
+#include "gpufft/gpufft.h"
 #include "image/convolve.h"
 #include "image/gpu_samples.h"
 #include "image/kernels.h"
@@ -327,6 +329,44 @@ int main(int argc, char** argv) {
                         options.measured_tiles ? "tiles" : "one grid", through_areas ? "host areas" : "GL thread's", deflate ? "deflated" : "samples",
                         px.tiles(width) * py.tiles(height), px.fft, py.fft, median(submit_ms), median(collect_ms), median(gpu_ms),
                         runs * 1000.0 / total, runs * double(width) * height / total / 1000.0);
+        }
+        // What the public API adds on the GL thread: each call saves and restores the caller's
+        // GL state (SavedGlState), then the same pipeline through ImageFilter.
+        std::printf("\nthe public API:\n");
+        time_step("SavedGlState: saved and restored", runs, [] { SavedGlState saved; });
+        for (const bool deflate : {false, true}) {
+            ImageFilter filter(kernel, fft, Boundary::Reflect);
+            SampleConversion cd = c;
+            cd.deflate = deflate;
+            std::deque<std::pair<HostArea, HostArea>> held;
+            std::vector<unsigned char> storage;
+            DeflatedRows deflated;
+            std::vector<double> submit_ms, collect_ms;
+            auto one = [&](bool timed) {
+                HostArea from = areas.take(in_bytes), to = areas.take(out_bytes);
+                std::memcpy(from.data(), in.data.data(), in_bytes);
+                double a = now_ms();
+                filter.submit(in, &from, &to, cd);
+                if (timed) submit_ms.push_back(now_ms() - a);
+                held.emplace_back(std::move(from), std::move(to));
+                if (filter.pending() == 3) {
+                    a = now_ms();
+                    Samples out = filter.collect(nullptr, std::move(storage), deflated);
+                    if (timed) collect_ms.push_back(now_ms() - a);
+                    storage = std::move(out.data);
+                    held.pop_front();
+                }
+            };
+            one(false);
+            const double t0 = now_ms();
+            for (int r = 0; r < runs; ++r) one(true);
+            while (filter.pending() > 0) {
+                filter.collect(nullptr, std::move(storage), deflated);
+                held.pop_front();
+            }
+            const double total = now_ms() - t0;
+            std::printf("  ImageFilter, host areas, %-9s submit %7.3f ms, collect %7.3f ms (medians); %6.1f images/s\n",
+                        deflate ? "deflated" : "samples", median(submit_ms), median(collect_ms), runs * 1000.0 / total);
         }
         return 0;
     } catch (const std::exception& e) {
