@@ -566,7 +566,7 @@ libdeflate_compressor* level_compressor(int level) {
     return compressor.get();
 }
 
-bool runs_pay(const std::vector<std::pair<const unsigned char*, size_t>>& bands, int level) {
+bool runs_pay(const std::vector<std::pair<const unsigned char*, size_t>>& bands, int level, std::vector<unsigned char>* smaller) {
     libdeflate_compressor* const compressor = level_compressor(level);
     thread_local std::vector<unsigned char> theirs, ours;  // (zeroed once, when they grow)
     size_t their_bytes = 0, our_bytes = 0;
@@ -576,7 +576,12 @@ bool runs_pay(const std::vector<std::pair<const unsigned char*, size_t>>& bands,
         ours.resize(deflate_runs_bound(size));
         our_bytes += deflate_runs(data, size, true, ours.data());
     }
-    return our_bytes <= their_bytes;
+    const bool runs = our_bytes <= their_bytes;
+    if (smaller && bands.size() == 1) {
+        const unsigned char* kept = runs ? ours.data() : theirs.data();
+        smaller->assign(kept, kept + (runs ? our_bytes : their_bytes));
+    }
+    return runs;
 }
 
 bool runs_pay(const unsigned char* data, size_t length, int level) {

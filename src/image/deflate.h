@@ -80,8 +80,11 @@ bool run_block_stored(const RunCounts& counts, size_t n);
 /// more).
 std::vector<std::pair<size_t, size_t>> runs_sample(size_t length, size_t fewest = 2);
 /// Whether the run coder codes these bands (runs_sample()'s, of the filtered rows) no larger in
-/// all than libdeflate's `level` does, each band coded alone both ways.
-bool runs_pay(const std::vector<std::pair<const unsigned char*, size_t>>& bands, int level);
+/// all than libdeflate's `level` does, each band coded alone both ways. Where there is one band and
+/// `smaller` is given, the smaller of its two raw deflate streams is kept there (the run coder's
+/// on a tie): a band that is all the rows (128 KiB or less) need not be coded a second time.
+bool runs_pay(const std::vector<std::pair<const unsigned char*, size_t>>& bands, int level,
+              std::vector<unsigned char>* smaller = nullptr);
 /// The same over runs_sample(length) of `data`.
 bool runs_pay(const unsigned char* data, size_t length, int level);
 

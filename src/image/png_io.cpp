@@ -1240,7 +1240,20 @@ bool write_deflated(FILE* file, const Samples& s, int level, const DeflatedRows*
         }
         banded += bytes;
     }
-    const bool runs = runs_pay(bands, level);
+    // A sample that is all the rows (128 KiB or less) was coded both ways: its smaller stream is
+    // the image data (libdeflate's raw stream is what its zlib call wraps), coded once.
+    const bool whole = bands.size() == 1 && bands[0].second == total;
+    std::vector<unsigned char> smaller;
+    const bool runs = runs_pay(bands, level, whole ? &smaller : nullptr);
+    if (whole && !(runs && deflated && deflated->coded)) {
+        z.reset(new unsigned char[2 + smaller.size() + 4]);
+        zlib_header(level, z.get());
+        std::copy(smaller.begin(), smaller.end(), z.get() + 2);
+        size = 2 + smaller.size();
+        const uint32_t adler = static_cast<uint32_t>(libdeflate_adler32(1, bands[0].first, total));
+        for (int shift = 24; shift >= 0; shift -= 8) z[size++] = static_cast<unsigned char>(adler >> shift);
+        return write_idat(file, z.get(), size);
+    }
     if (runs && deflated && deflated->coded) {
         std::vector<unsigned char> stream(2 + deflated->data.size() + 4);
         zlib_header(level, stream.data());
