@@ -4,9 +4,10 @@
 // the stream is deflate_runs()'s, and only it and the blocks' summaries cross the bus.
 //
 // Reads:  u_filtered, png_filter.comp's stream of u_blocks.x bytes in blocks of u_blocks.y (the
-//         last may be shorter), each block in 256 chunks of u_blocks.z bytes. One workgroup a
-//         block, one invocation a chunk, its bytes a run of equal bytes at a time; a run's first
-//         byte finds its end, across chunks if need be. Runs are a byte and 8 or more repeats of
+//         last may be shorter), each block in RUN_CHUNKS chunks of u_blocks.z bytes (1024 of 128:
+//         gpu_deflate.cpp). One workgroup a block, one invocation a chunk (PLAN: 256 a block), its
+//         bytes a run of equal bytes at a time; a run's first byte finds its end, across chunks
+//         if need be. Runs are a byte and 8 or more repeats of
 //         it, the longest such within the block.
 // COUNT writes:
 //         u_counts, for each block the words of deflate.h's RunCounts: each byte value's bytes,
@@ -31,7 +32,15 @@
 //         invocation 0 the header), by atomicOr: a chunk's first and last words are its
 //         neighbours' too.
 // Variants: COUNT, PLAN, CODE.
+#ifndef RUN_CHUNKS
+#error "run_coder.comp: RUN_CHUNKS, a block's chunks (gpu_deflate.cpp)"
+#endif
+const uint kChunks = uint(RUN_CHUNKS);  // a block's chunks: COUNT's and CODE's invocations
+#ifdef PLAN
 layout(local_size_x = 256) in;
+#else
+layout(local_size_x = RUN_CHUNKS) in;
+#endif
 
 layout(std430, binding = 3) readonly buffer Filtered { uint u_filtered[]; };
 #ifdef COUNT
@@ -86,21 +95,21 @@ uint run_end(uint at, uint v, uint limit) {
 }
 
 #ifdef COUNT
-shared uint s_bytes[8][256];  // each warp of 32 its own counts, so that fewer increments wait on one another
+shared uint s_bytes[8][256];  // each warp of 32 its own counts (warps 8 apart share), so that fewer increments wait on one another
 shared uint s_short[8 * 256];
 shared uint s_long[29];
 shared uint s_extra, s_matches;
-shared uvec2 s_adler[256];
+shared uvec2 s_adler[RUN_CHUNKS];
 
 void main() {
-    uint t = gl_LocalInvocationIndex, warp = t >> 5;
-    for (uint i = t; i < 8u * 256u; i += 256u) {
+    uint t = gl_LocalInvocationIndex, warp = (t >> 5) & 7u;
+    for (uint i = t; i < 8u * 256u; i += kChunks) {
         s_bytes[i >> 8][i & 255u] = 0u;
         s_short[i] = 0u;
     }
     if (t < 29u) s_long[t] = 0u;
     if (t == 0u) s_extra = s_matches = 0u;
-    uint chunk = gl_WorkGroupID.x * 256u + t;
+    uint chunk = gl_WorkGroupID.x * kChunks + t;
     u_chunks[chunk].xy = uvec2(0u);
     memoryBarrierBuffer();
     barrier();
@@ -132,8 +141,8 @@ void main() {
                         left -= take;
                     }
                 }
-                for (uint k = (at - b0) / u_blocks.z + 1u; k < 256u && b0 + k * u_blocks.z < end; ++k)
-                    u_chunks[gl_WorkGroupID.x * 256u + k].xy = uvec2(at, end);
+                for (uint k = (at - b0) / u_blocks.z + 1u; k < kChunks && b0 + k * u_blocks.z < end; ++k)
+                    u_chunks[gl_WorkGroupID.x * kChunks + k].xy = uvec2(at, end);
             }
         }
         at = next;
@@ -144,10 +153,12 @@ void main() {
     barrier();
 
     uint base = gl_WorkGroupID.x * kCountWords;
-    uint total = 0u;
-    for (uint w = 0u; w < 8u; ++w) total += s_bytes[w][t];
-    u_counts[base + t] = total;
-    for (uint i = t; i < 8u * 256u; i += 256u) u_counts[base + 256u + i] = s_short[i];
+    if (t < 256u) {
+        uint total = 0u;
+        for (uint w = 0u; w < 8u; ++w) total += s_bytes[w][t];
+        u_counts[base + t] = total;
+    }
+    for (uint i = t; i < 8u * 256u; i += kChunks) u_counts[base + 256u + i] = s_short[i];
     if (t < 29u) u_counts[base + 2304u + t] = s_long[t];
     if (t == 0u) {
         u_counts[base + 2333u] = s_extra;
@@ -155,7 +166,7 @@ void main() {
         // The chunks' sums one after another: a chunk of n bytes after bytes with sums (a, b)
         // adds its a to a, and its b and n times the a before to b.
         uvec2 sums = uvec2(0u);
-        for (uint i = 0u; i < 256u; ++i) {
+        for (uint i = 0u; i < kChunks; ++i) {
             uint n = min(b0 + (i + 1u) * u_blocks.z, b1) - min(b0 + i * u_blocks.z, b1);
             sums.y = (sums.y + s_adler[i].y + n % kAdlerBase * sums.x) % kAdlerBase;
             sums.x = (sums.x + s_adler[i].x) % kAdlerBase;
@@ -502,7 +513,7 @@ void main() {
 
 #else  // CODE
 
-shared uint s_bits[256];
+shared uint s_bits[RUN_CHUNKS];
 // The block's code up to its header (m, the end code, the literals, the match lengths' codes): each
 // byte's lookup from shared memory rather than through the buffer.
 shared uint s_code[kHeader];
@@ -562,9 +573,9 @@ void main() {
     uint b0 = gl_WorkGroupID.x * u_blocks.y, b1 = min(b0 + u_blocks.y, u_blocks.x);
     uint c0 = min(b0 + t * u_blocks.z, b1), c1 = min(c0 + u_blocks.z, b1);
     uint code = gl_WorkGroupID.x * kCodeWords;
-    uint chunk = gl_WorkGroupID.x * 256u + t;
+    uint chunk = gl_WorkGroupID.x * kChunks + t;
     uvec2 crossing = u_chunks[chunk].xy;
-    for (uint i = t; i < kHeader; i += 256u) s_code[i] = u_codes[code + i];
+    for (uint i = t; i < kHeader; i += kChunks) s_code[i] = u_codes[code + i];
     if (t == 0u) {  // where the block starts: after the blocks before it; nothing where one is stored
         uint word = 0u, bit = 0u, stored = 0u, start_word = 0u, start_bit = 0u;
         for (uint b = 0u; b < gl_NumWorkGroups.x; ++b) {
@@ -592,7 +603,7 @@ void main() {
     barrier();
     if (t == 0u) {  // exclusive prefix sums, after the header
         uint sum = u_codes[code + kHeaderBits];
-        for (uint i = 0u; i < 256u; ++i) {
+        for (uint i = 0u; i < kChunks; ++i) {
             uint n = s_bits[i];
             s_bits[i] = sum;
             sum += n;
@@ -618,7 +629,7 @@ void main() {
     g_fill = at % 32u;
     g_acc = 0u;
     code_chunk(b0, b1, c0, c1, chunk, crossing);
-    if (t == 255u) put(s_code[kEndCode], s_code[kEndBits]);
+    if (t == kChunks - 1u) put(s_code[kEndCode], s_code[kEndBits]);
     flush();
 }
 

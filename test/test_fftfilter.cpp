@@ -1862,7 +1862,7 @@ TEST(runs_deflated_on_the_gpu_are_the_cpu_coders) {
     // GpuRunCoder (png_filter.comp, run_coder.comp) against deflate_runs() on the
     // same bytes: the same stream byte for byte and the same Adler-32, or declined exactly where a
     // block would be stored or the stream would pass half the bytes. First streams given as they are (runs of 1-300 bytes and longer than
-    // a chunk of 512 or a block of 128 KiB, at and across their edges; smooth data; one run; text
+    // a chunk (128 bytes; 512 before) or a block of 128 KiB, at and across their edges; smooth data; one run; text
     // and noise, short last blocks, a stream of one byte), then rows filtered on the GPU (8- and
     // 16-bit, one to four channels, odd widths) against paeth_filter_row(); then a filter's output
     // through Convolver and write_png_samples(): the file the same with the GPU's stream as without.
@@ -1918,7 +1918,7 @@ TEST(runs_deflated_on_the_gpu_are_the_cpu_coders) {
         fixture::Bytes runs;  // runs of 1 .. 300 bytes, then longer ones, each another byte than the one before
         for (size_t r = 1; r <= 300; ++r)
             for (int k = 0; k < 3; ++k) runs.insert(runs.end(), r, static_cast<unsigned char>(runs.empty() ? 1 : runs.back() + 1 + random() % 5));
-        for (size_t r : {511, 512, 513, 1024, 1537, 70000, 131071, 131072, 131073, 260, 261, 262, 516, 517})
+        for (size_t r : {127, 128, 129, 255, 256, 257, 511, 512, 513, 1024, 1537, 70000, 131071, 131072, 131073, 260, 261, 262, 516, 517})
             runs.insert(runs.end(), r, static_cast<unsigned char>(runs.back() + 1));
         streams.emplace_back(runs, "runs of 1-300 and past chunks and blocks");
         fixture::Bytes shifted(runs.begin() + 5, runs.end());  // the same runs meeting the edges elsewhere
