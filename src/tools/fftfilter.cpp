@@ -389,15 +389,16 @@ GpuDeflate gpu_deflate_setting() {
     return setting == "off" ? GpuDeflate::Off : setting == "on" ? GpuDeflate::On : GpuDeflate::BySize;
 }
 
-/// Deflating an output on the GPU takes it about 1.3 ms of GPU time however small it is (H200:
-/// 1.37 ms at 256x256 RGB, 1.46 at 512x512, 2.1 at 2048x2048: one workgroup counts and codes a
-/// 128 KiB block, its invocations walking 512 bytes each, so a block takes as long whatever the
-/// image), where the workers' run coder takes time in proportion to the bytes. Measured on the H200 with 16 workers, MP/s on the
-/// workers against on the GPU: 3000 256x256 files 79.0, 74.4 against 45.4, 45.5; 1000 512x512
-/// 246.4, 243.2 against 157.3, 161.4; 500 1024x1024 432.5, 488.6 against 472.9, 475.4; 256
-/// 1920x1080 403.1, 434.1 against 669.1, 613.4 (src/README.md, "Small images"). So the GPU codes
-/// outputs from 128 KiB a worker (2 MiB with 16 workers: 1024x1024 RGB and up).
-constexpr size_t kGpuDeflateBytesAWorker = 128 * 1024;
+/// Deflating an output on the GPU takes it nearly the same GPU time however small it is (H200, 1024
+/// chunks a block: 0.80 ms at 1024x1024 RGB, 1.48 at 2048x2048; each 128 KiB block counted and
+/// coded by one workgroup, side by side), where the workers' run coder takes time in proportion to
+/// the bytes. Measured on the H200 with 16 workers, to /dev/shm, MP/s by size / forced on the GPU /
+/// forced on the workers, two rounds: 3000 256x256 files 132.7, 151.0 / 83.3, 83.4 / 147.1, 144.6;
+/// 1000 512x512 283.8, 256.9 / 213.6, 239.0 / 246.5, 287.0; 600 768x768 (then on the workers)
+/// 312.0, 354.0 / 392.0, 439.6 / 366.2, 346.2; 300 1024x1024 473.0, 491.7 / 499.4, 479.3 / 346.0,
+/// 349.7 (src/README.md, "Small images"). So the GPU codes outputs from 64 KiB a worker (1 MiB
+/// with 16 workers: 768x768 RGB and up; 512x512 RGB, 48 KiB a worker, on the workers).
+constexpr size_t kGpuDeflateBytesAWorker = 64 * 1024;
 
 /// "1 tile", "2 tiles": a count and its noun.
 std::string counted(long long n, const char* noun) {
