@@ -75,7 +75,14 @@ long long LengthModel::next_allowed(long long n, long long limit) const {
 void LengthModel::tabulate(long long up_to) {
     auto rated = std::make_shared<std::vector<std::pair<long long, double>>>();
     for (long long n = 1; n <= up_to; ++n) {
-        if (!allowed(n)) continue;
+        bool takes = false;
+        try {
+            takes = allowed(n);
+        } catch (const std::exception&) {  // the table ends below a length the model cannot judge
+            up_to = n - 1;
+            break;
+        }
+        if (!takes) continue;
         double c = std::numeric_limits<double>::quiet_NaN();  // a length the model cannot rate (the
         try {                                                  // fast chain's 2): asked of it again
             c = cost(n);
