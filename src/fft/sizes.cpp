@@ -60,10 +60,20 @@ long long LengthModel::best(long long need, long long limit) const {
     return chosen;
 }
 
+namespace {
+
+using RatedLengths = std::vector<std::pair<long long, double>>;
+
+/// The first of `rated` (ascending) at `n` or above.
+RatedLengths::const_iterator first_from(const RatedLengths& rated, long long n) {
+    return std::lower_bound(rated.begin(), rated.end(), n, [](const std::pair<long long, double>& e, long long v) { return e.first < v; });
+}
+
+}  // namespace
+
 long long LengthModel::next_allowed(long long n, long long limit) const {
     if (table && n <= tabled_to) {
-        const auto it = std::lower_bound(table->begin(), table->end(), n,
-                                         [](const std::pair<long long, double>& e, long long v) { return e.first < v; });
+        const auto it = first_from(*table, n);
         if (it != table->end()) return it->first <= limit ? it->first : 0;
         n = tabled_to + 1;
     }
@@ -73,7 +83,7 @@ long long LengthModel::next_allowed(long long n, long long limit) const {
 }
 
 void LengthModel::tabulate(long long up_to) {
-    auto rated = std::make_shared<std::vector<std::pair<long long, double>>>();
+    auto rated = std::make_shared<RatedLengths>();
     for (long long n = 1; n <= up_to; ++n) {
         bool takes = false;
         try {
@@ -91,8 +101,7 @@ void LengthModel::tabulate(long long up_to) {
         rated->emplace_back(n, c);
     }
     auto find = [rated](long long n) {
-        const auto it = std::lower_bound(rated->begin(), rated->end(), n,
-                                         [](const std::pair<long long, double>& e, long long v) { return e.first < v; });
+        const auto it = first_from(*rated, n);
         return it != rated->end() && it->first == n ? &*it : nullptr;
     };
     allowed = [find, up_to, allowed = allowed](long long n) { return n <= up_to ? find(n) != nullptr : allowed(n); };

@@ -1196,6 +1196,16 @@ bool write_idat(FILE* file, const unsigned char* z, size_t size) {
     return true;
 }
 
+// A raw deflate stream of filtered rows as the image data: zlib's header for `level`, the stream,
+// the rows' Adler-32 (big-endian), in IDAT chunks.
+bool write_zlib_idat(FILE* file, int level, const unsigned char* raw, size_t size, uint32_t adler) {
+    std::vector<unsigned char> stream(2 + size + 4);
+    zlib_header(level, stream.data());
+    std::copy(raw, raw + size, stream.begin() + 2);
+    for (int k = 0; k < 4; ++k) stream[2 + size + static_cast<size_t>(k)] = static_cast<unsigned char>(adler >> (24 - 8 * k));
+    return write_idat(file, stream.data(), stream.size());
+}
+
 // Bytes [first, first + size) of the image data's filtered rows (each its filter byte, then its
 // bytes), made in `scratch` from the rows they lie in and the row above those: the pointer to
 // them. The run coder takes the rows so a piece at a time, never all of them filtered at once.
@@ -1245,22 +1255,11 @@ bool write_deflated(FILE* file, const Samples& s, int level, const DeflatedRows*
     const bool whole = bands.size() == 1 && bands[0].second == total;
     std::vector<unsigned char> smaller;
     const bool runs = runs_pay(bands, level, whole ? &smaller : nullptr);
-    if (whole && !(runs && deflated && deflated->coded)) {
-        z.reset(new unsigned char[2 + smaller.size() + 4]);
-        zlib_header(level, z.get());
-        std::copy(smaller.begin(), smaller.end(), z.get() + 2);
-        size = 2 + smaller.size();
-        const uint32_t adler = static_cast<uint32_t>(libdeflate_adler32(1, bands[0].first, total));
-        for (int shift = 24; shift >= 0; shift -= 8) z[size++] = static_cast<unsigned char>(adler >> shift);
-        return write_idat(file, z.get(), size);
-    }
-    if (runs && deflated && deflated->coded) {
-        std::vector<unsigned char> stream(2 + deflated->data.size() + 4);
-        zlib_header(level, stream.data());
-        std::copy(deflated->data.begin(), deflated->data.end(), stream.begin() + 2);
-        for (int k = 0; k < 4; ++k) stream[stream.size() - 4 + k] = static_cast<unsigned char>(deflated->adler >> (24 - 8 * k));
-        return write_idat(file, stream.data(), stream.size());
-    }
+    if (runs && deflated && deflated->coded)
+        return write_zlib_idat(file, level, deflated->data.data(), deflated->data.size(), deflated->adler);
+    if (whole)
+        return write_zlib_idat(file, level, smaller.data(), smaller.size(),
+                               static_cast<uint32_t>(libdeflate_adler32(1, bands[0].first, total)));
     if (runs) {
         z.reset(new unsigned char[2 + deflate_runs_bound(total) + 4]);
         zlib_header(level, z.get());
