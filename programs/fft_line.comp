@@ -55,12 +55,12 @@
 // Defines, from compute_fft.cpp: LENGTH (this dispatch's transform length), FOLD (channel phases: 1,
 // 2 or 4), REGISTERS (R), THREADS,
 // LINES, GROUP_SIZE (THREADS * LINES), COMPONENTS, PAD_EVERY (one element of padding per that many, 0: none),
-// SUBLINES (F / LENGTH), LINE_COUNT (lines of the dispatch), LINE_OFFSET (a whole-row pass's tail,
-// ComputeFft::row_tail: its first row pair; else 0), NEIGHBOUR_PAIRS (four-step column
+// SUBLINES (F / LENGTH), NEIGHBOUR_PAIRS (four-step column
 // steps: column pairs side by side in a workgroup, 1: neighbouring sub-lines only), BANDS (1: the
 // workgroups of the columns' step B along the pairs first, below), KERNEL_STEP_ORDER (1: the
 // kernel's spectrum with its rows in step B's order, multiply()), KERNEL_REAL (1: that spectrum
-// is real, its imaginary half K(M - p, v) not read: multiply()), WIDTH and HEIGHT (M and N),
+// is real, its imaginary half K(M - p, v) not read: multiply()), WIDTH (rows: M) or HEIGHT (columns: N),
+// both, LINE_COUNT and LINE_OFFSET in the four-step steps (below: u_grid, u_lines),
 // TWIDDLE_BUFFER (1: the storage buffer is bound), H_SOURCE and H_TARGET (1: row pairs in
 // neighbouring rows, below), SOURCE_TRANSPOSED and TARGET_TRANSPOSED (1: that texture holds texel
 // (x, y) at (y, x), texel_at()), UNIT_ROOTS (the constants W_n^m, n <= 16, made
@@ -112,8 +112,27 @@ const int L = LENGTH;
 const int R = REGISTERS;  // elements a thread holds: the most any stage's butterflies need
 const int T = THREADS;     // a literal: layout qualifiers need one before GLSL 4.40
 const int G = LINES;
+// The grid M x N and the dispatch's lines: whole lines have their own axis a literal (WIDTH in
+// rows, HEIGHT in columns) and the rest as uniforms, so that one program serves every grid whose
+// lines are these (src/README.md, "Programs keyed by the line"): the other axis and the line
+// counts enter only where a line starts and where its texels lie, not the butterflies. The
+// four-step steps have all four literal (their workgroups' block arithmetic costs more so).
+uniform ivec2 u_grid;    // (M, N)
+uniform ivec2 u_lines;   // (LINE_COUNT, LINE_OFFSET) below
+#if defined(WIDTH)
 const int M = WIDTH;
+#else
+#define M (u_grid.x)
+#endif
+#if defined(HEIGHT)
 const int N = HEIGHT;
+#else
+#define N (u_grid.y)
+#endif
+#if !defined(LINE_COUNT)
+#define LINE_COUNT (u_lines.x)    // lines of the dispatch
+#define LINE_OFFSET (u_lines.y)   // a whole-row pass's tail (ComputeFft::row_tail): its first row pair; else 0
+#endif
 const int F = FOLD;               // channel phases
 const int CH = 4 / FOLD;          // channels a phase takes
 const int STRIDE = SUBLINES * FOLD;   // the twiddle table is the full line's: W_L^k = W_full^(k STRIDE)
@@ -171,8 +190,8 @@ int line_index() { return 0; }
 // where a pair's sub-lines one after another read every band of a few (measured on the H200 at
 // 16384^2, 4096-point sub-lines: 2.1x faster copied so).
 const int C = NEIGHBOUR_PAIRS;
-const int AXIS_LINES = LINE_COUNT / SUBLINES;
-const int AXIS_BLOCKS = (AXIS_LINES + C - 1) / C;
+#define AXIS_LINES quotient(LINE_COUNT, SUBLINES)
+#define AXIS_BLOCKS quotient(AXIS_LINES + C - 1, C)
 // The last block of sub-lines is partial where G / C does not divide SUBLINES (6000: 100 of 8):
 // its lanes past SUBLINES, like those past the last row or column pair, load sub-line 0 and store
 // nothing.
@@ -1201,9 +1220,7 @@ void main() {
 #if defined(PAIR0)
         kind |= 1u << 4;
 #endif
-#if LINE_OFFSET > 0
-        kind |= 1u << 5;
-#endif
+        if (LINE_OFFSET > 0) kind |= 1u << 5;
 #if defined(STEP_A)
         kind |= 1u << 6;
 #elif defined(STEP_B)

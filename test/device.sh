@@ -4,7 +4,7 @@
 # (../shared/tools/device-gl.sh, then libdeflate0 beside them, which that script does not fetch:
 # `(cd .gl/lib && apt-get download libdeflate0)`). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes dispatches probe lineprobe
-#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab deflate_ab areas_ab glthreads alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch stream all
+#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab deflate_ab areas_ab glthreads alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch grids grids_kernels stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -397,6 +397,37 @@ if has compile; then  # first use of a size: its programs' setup with the driver
                 TAIL=2 __GL_SHADER_DISK_CACHE=0 run "compile_${k//:/_}_${b//\//_}_$i" timeout 200 bin/$b --backend compute \
                     --sizes "${COMPILE_SIZE:-1920x1080}" --race default --repeat 2 --warm-up 0 $([ $k != random ] && echo --kernel $k)
             done
+        done
+    done
+fi
+if has grids; then  # a folder of many sizes the first time (GRIDS_DIR, default out/mixed: made here and carried,
+                   # never with --synth there, whose sizes would each compile too): every cache empty (the
+                   # driver's, ours), this build's shared lengths, its --exact-grids, and the build before
+                   # (bin/old/fftfilter, where carried; GRIDS_OLD_S limits it); then this build warm
+    dir=${GRIDS_DIR:-out/mixed}
+    variants=("fftfilter" "fftfilter --exact-grids")
+    [ -x bin/old/fftfilter ] && variants+=("old/fftfilter")
+    for v in "${variants[@]}"; do
+        name=${v//[ \/-]/_}
+        cache=/tmp/gpufft-grids-$name && rm -rf "$cache" /dev/shm/grids-out && mkdir -p "$cache" /dev/shm/grids-out
+        limit=${GRIDS_S:-300}; [[ $v == old/* ]] && limit=${GRIDS_OLD_S:-200}
+        TAIL=6 __GL_SHADER_DISK_CACHE_PATH=$cache GPUFFT_PROGRAM_CACHE=off run "grids_cold_$name" \
+            timeout "$limit" bin/$v -v -v -k gaussian:8 -o /dev/shm/grids-out "$dir"/*.png
+    done
+    rm -rf /dev/shm/grids-out && mkdir -p /dev/shm/grids-out
+    TAIL=6 __GL_SHADER_DISK_CACHE_PATH=/tmp/gpufft-grids-fftfilter GPUFFT_PROGRAM_CACHE=off run grids_warm \
+        bin/fftfilter -v -v -k gaussian:8 -o /dev/shm/grids-out "$dir"/*.png
+fi
+if has grids_kernels; then  # what programs keyed by the line cost the kernels: this build and the one before
+                           # (bin/old/fftcompare, where carried) alternately at GRIDS_SIZES, each build's
+                           # driver cache empty the first time (setup s: the compiles), twice
+    for i in 1 2; do
+        for b in fftcompare $([ -x bin/old/fftcompare ] && echo old/fftcompare); do
+            cache=/tmp/gpufft-kernels-${b//\//_}
+            [ "$i" = 1 ] && rm -rf "$cache" && mkdir -p "$cache"
+            TAIL=${GRIDS_TAIL:-10} __GL_SHADER_DISK_CACHE_PATH=$cache GPUFFT_PROGRAM_CACHE=off run "grids_kernels_${b//\//_}_$i" \
+                bin/$b --backend compute --kernel gaussian:8 --race default --repeat 5 \
+                --sizes "${GRIDS_SIZES:-1024,2048,1920x1080,2000x1152,4096,8192}"
         done
     done
 fi

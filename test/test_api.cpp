@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 #include <thread>
 
 using namespace gpufft;
@@ -412,6 +413,46 @@ TEST(image_filter_in_memory) {
     Image texture = synthesize(synth);
     EXPECT(texture.width == 64 && texture.height == 32, "synthesize's size");
     EXPECT(CallerState::read() == before, "after synthesize: ", describe(before, CallerState::read()));
+}
+
+TEST(image_filter_shares_lengths_across_a_batch) {
+    // Told a batch's sizes, the compute backend's ImageFilter tiles them on fewer lengths than
+    // each size's own best (share_lengths), compiles every grid's programs at once
+    // (prepare_programs), filters on the shared grid as direct convolution says, and leaves the
+    // caller's GL state alone. A batch of one size keeps its own grid.
+    test::context();
+    FftOptions compute;
+    compute.backend = Backend::Compute;
+    if (!ImageFilter::sample_limits().supported) return;  // no compute shaders
+    Kernel k;
+    k.weights = Image(7, 4);
+    k.weights.rgba = test::random_image({7, 4}, 15);
+    k.cx = 3;
+    k.cy = 2;
+    const std::vector<std::array<int, 2>> sizes = {{40, 30}, {46, 35}, {52, 41}};
+    CallerSetup caller;
+    const CallerState before = CallerState::read();
+    ImageFilter own(k, compute), shared(k, compute), alone(k, compute);
+    shared.share_lengths(sizes);
+    alone.share_lengths({sizes[1], sizes[1]});
+    std::set<int> own_lengths, shared_lengths;
+    for (const auto& [w, h] : sizes) {
+        own_lengths.insert({own.tiling(w, h).first.fft, own.tiling(w, h).second.fft});
+        shared_lengths.insert({shared.tiling(w, h).first.fft, shared.tiling(w, h).second.fft});
+    }
+    EXPECT(shared_lengths.size() < own_lengths.size(), "shared: ", shared_lengths.size(), " lengths, each its own: ", own_lengths.size());
+    EXPECT(alone.tiling(46, 35).first.fft == own.tiling(46, 35).first.fft && alone.tiling(46, 35).second.fft == own.tiling(46, 35).second.fft,
+           "one size shared another grid");
+    shared.prepare_programs(sizes);
+    EXPECT(CallerState::read() == before, "after prepare_programs: ", describe(before, CallerState::read()));
+    Image image(40, 30);
+    const std::vector<float> noise = test::random_image({40, 30}, 16);
+    for (size_t i = 0; i < noise.size(); ++i) image.rgba[i] = 0.5f + 0.5f * noise[i];
+    const Image got = shared.apply(image);
+    EXPECT(shared.last().fft_width == shared.tiling(40, 30).first.fft && shared.last().fft_height == shared.tiling(40, 30).second.fft,
+           "filtered on ", shared.last().fft_width, "x", shared.last().fft_height);
+    expect_direct_convolution("a shared grid", image, k, Boundary::Reflect, got);
+    EXPECT(CallerState::read() == before, "after apply: ", describe(before, CallerState::read()));
 }
 
 TEST(half_float_textures_in_and_out) {

@@ -25,6 +25,7 @@
 #include <complex>
 #include <map>
 #include <random>
+#include <set>
 
 using namespace gpufft;
 using test::Size;
@@ -1103,6 +1104,74 @@ TEST(tabulated_lengths_tile_as_their_model) {
     }
 }
 
+// A batch of many sizes shares few lengths (LengthModel::share): on the compute backend's models
+// (the GPU's measured row and the software row), 48 needs spread over 264..864 get at most 7
+// lengths, where their own best lengths are many more; every need's shared length is allowed, at
+// least the need, within the limit and at most kSharedLengthsWithin times the need's own best
+// cost; a need alone, or needs whose best lengths are one, keep their best; needs outside every
+// group (or above the limit) are answered as before; share() replaces an earlier grouping; and
+// share_lengths() leaves models that compile nothing per length (FFTW, the fast chain) as they are.
+TEST(batches_of_many_sizes_share_few_lengths) {
+    test::context();
+    std::mt19937 random(17);
+    std::vector<long long> spread;
+    for (int i = 0; i < 48; ++i) spread.push_back(264 + static_cast<long long>(random() % 601));
+    for (bool software : {false, true}) {
+        LengthModel own = ComputeFft::lengths(FftOptions{}, compute_tuning(software));
+        own.tabulate(kTabulatedLengths);
+        EXPECT(own.programs_per_length, "the compute backend's model compiles nothing per length");
+        const std::string name = software ? "software row" : "GPU row";
+        LengthModel shared = own;
+        shared.share(0, spread, 16384, kSharedLengthsWithin);
+        std::set<long long> theirs, used;
+        for (long long need : spread) {
+            const long long n = shared.best(need, 16384, 0), b = own.best(need, 16384);
+            theirs.insert(b);
+            used.insert(n);
+            EXPECT(n >= need && own.allowed(n) && static_cast<double>(n) * own.cost(n) <= kSharedLengthsWithin * static_cast<double>(b) * own.cost(b) * (1 + 1e-12),
+                   name, ": need ", need, " shares ", n, " (its best ", b, ")");
+            EXPECT(shared.best(need, n - 2, 0) == own.best(need, n - 2) && shared.best(need, 16384, 1) == b, name, ": need ", need, " below its shared length's limit, or along the other axis");
+        }
+        EXPECT(used.size() <= 7 && theirs.size() >= 2 * used.size(), name, ": 48 needs in ", used.size(), " lengths (", theirs.size(),
+               " best lengths)");
+        EXPECT(shared.best(2000, 16384, 0) == own.best(2000, 16384) && shared.best(100, 16384, 0) == own.best(100, 16384), name,
+               ": needs outside the groups changed");
+        for (long long need : {300LL, 1984LL, 1144LL}) {
+            LengthModel alone = own;
+            alone.share(1, {need, need}, 16384, kSharedLengthsWithin);
+            EXPECT(alone.best(need, 16384, 1) == own.best(need, 16384), name, ": ", need, " alone shares ", alone.best(need, 16384, 1));
+        }
+        shared.share(0, {1000}, 16384, kSharedLengthsWithin);
+        EXPECT(shared.best(300, 16384, 0) == own.best(300, 16384), name, ": an earlier grouping outlived share()");
+        // Through the images: widths and heights of 24 sizes with a 65-tap kernel (needs image + 64).
+        LengthModel images = own;
+        std::vector<std::array<int, 2>> sizes;
+        for (int i = 0; i < 24; ++i) sizes.push_back({200 + static_cast<int>(random() % 601), 200 + static_cast<int>(random() % 601)});
+        const Kernel gauss = parse_kernel("gaussian:8");
+        share_lengths(images, sizes, gauss, Boundary::Reflect, 16384);
+        std::set<int> widths, heights, own_widths;
+        for (const auto& [w, h] : sizes) {
+            const auto [x, y] = tile_image(w, h, gauss, Boundary::Reflect, {16384, 16384}, images);
+            widths.insert(x.fft);
+            heights.insert(y.fft);
+            own_widths.insert(tile_image(w, h, gauss, Boundary::Reflect, {16384, 16384}, own).first.fft);
+            // One grid, of the shared lengths (not tiles of another length, which a shared length's
+            // higher cost must not make pay).
+            EXPECT(x.tiles(w) == 1 && y.tiles(h) == 1 && x.fft == images.best(w + 64, 16384, 0) && y.fft == images.best(h + 64, 16384, 1), name,
+                   ": ", w, "x", h, " on ", x.fft, "x", y.fft);
+        }
+        EXPECT(widths.size() <= 7 && heights.size() <= 7 && own_widths.size() > widths.size(), name, ": 24 sizes on grids of ", widths.size(),
+               " widths (", own_widths.size(), " their own) and ", heights.size(), " heights");
+    }
+    FftOptions radix2;
+    radix2.radix = 2;
+    for (const LengthModel& other : {fftw_lengths(), FragmentFft::lengths(FftOptions{}), FragmentFft::lengths(radix2)}) {
+        LengthModel m = other;
+        share_lengths(m, {{300, 400}, {500, 600}, {310, 410}}, parse_kernel("gaussian:8"), Boundary::Reflect, 16384);
+        EXPECT(!m.programs_per_length && !m.shared[0] && !m.shared[1], other.name, ": shared its lengths");
+    }
+}
+
 // Issue 15: every even size with factors 2, 3, 5, 7 has a line plan whose radices multiply to it,
 // start (forward) and end (inverses) with an even radix, and fit the threads and registers given;
 // the fast chain's radices multiply to every such size from 4 up, none above 28.
@@ -1733,6 +1802,71 @@ TEST(compute_programs_compile_per_use) {
         EXPECT(cache.size() > complex_set, at, ": the inverse's columns were compiled before inverse() ran");
         const ErrorStats e = compare(std::vector<double>(image.begin(), image.end()), std::vector<double>(back.begin(), back.end()));
         EXPECT(e.rel_rms <= kRelRms, at, ": inverse of forward, rel RMS ", e.rel_rms);
+    }
+}
+
+// A whole-line compute program holds its line's own length as a literal and the grid's other
+// side and line counts as uniforms (fft_line.comp's u_grid, u_lines), so grids that share a width
+// share their row programs and grids that share a height their column programs: after 32x24 and
+// 48x40 have filtered, transformed and transformed back, 32x40 and 48x24 compile nothing, and
+// every grid, each run after another grid has used its programs, matches FFTW (a program left
+// with another grid's uniforms fails that; so does a build that keys programs by the grid). On
+// whole lines and row tails of 5 row pairs; the four-step route (lines over 16 points), whose
+// steps keep the grid literal, matches FFTW the same way.
+TEST(compute_programs_serve_every_grid_of_their_lines) {
+    test::context();
+    if (!ComputeFft::supported()) return;
+    FftOptions whole, four_step, tails;
+    whole.backend = four_step.backend = tails.backend = Backend::Compute;
+    four_step.compute_max_line = 16;
+    tails.compute_row_tail = 5;
+    const std::pair<const char*, FftOptions> chains[] = {{"whole lines", whole}, {"four-step", four_step}, {"row tails", tails}};
+    for (const auto& [name, o] : chains) {
+        ProgramCache cache;
+        std::map<std::pair<int, int>, std::unique_ptr<ComputeFft>> ffts;
+        auto run = [&](Size s) {
+            auto& fft = ffts[{s.m, s.n}];
+            if (!fft) fft = std::make_unique<ComputeFft>(cache, s.m, s.n, o);
+            const std::string what = std::string(name) + " " + std::to_string(s.m) + "x" + std::to_string(s.n);
+            expect_filter_matches_fftw(what, *fft, s);
+            expect_forward_and_back_match_fftw(what, *fft, s);
+        };
+        run({32, 24});
+        run({48, 40});
+        const size_t made = cache.size();
+        for (Size s : {Size{32, 40}, Size{48, 24}, Size{32, 24}, Size{48, 40}}) run(s);
+        EXPECT(o.compute_max_line || cache.size() == made, name, ": grids sharing a width or height compiled ", cache.size() - made,
+               " programs more than the ", made, " of 32x24 and 48x40");
+    }
+}
+
+// Convolver::prepare_programs() compiles every grid's filter programs at once: after it, images of
+// those sizes (three grids) compile nothing more than the first image's own sample programs; a
+// build whose prepare_programs() compiles nothing, or another grid's, fails that. The batch shares
+// its lengths first, as fftfilter does.
+TEST(convolver_prepares_every_grid_of_a_batch) {
+    test::context();
+    if (!ComputeFft::supported()) return;
+    ProgramCache cache;
+    ConvolveOptions o;
+    o.fft.backend = Backend::Compute;
+    Convolver convolver(cache, parse_kernel("gaussian:1"), o);
+    const std::vector<std::array<int, 2>> sizes = {{18, 13}, {29, 17}, {38, 26}};
+    convolver.share_lengths(sizes);
+    std::set<std::pair<int, int>> grids;
+    for (const auto& [w, h] : sizes) grids.insert({convolver.tiling(w, h).first.fft, convolver.tiling(w, h).second.fft});
+    EXPECT(grids.size() == 3, "the sizes take ", grids.size(), " grids, not 3");
+    convolver.prepare_programs(sizes);
+    const size_t prepared = cache.size();
+    EXPECT(prepared > 0, "prepare_programs() compiled nothing");
+    size_t after_first = 0;
+    for (const auto& [w, h] : sizes) {
+        Image image(w, h);
+        for (size_t i = 0; i < image.rgba.size(); ++i) image.rgba[i] = static_cast<float>(i % 7) / 7;
+        convolver.apply(image);
+        if (!after_first) after_first = cache.size();
+        EXPECT(cache.size() == after_first, w, "x", h, ": compiled ", cache.size() - after_first, " programs after prepare_programs() (",
+               prepared, " prepared, the first image's ", after_first - prepared, " more)");
     }
 }
 

@@ -243,6 +243,60 @@ TEST(filter_matches_fftw_convolution_in_every_format) {
     }
 }
 
+// A batch of several sizes on the compute backend shares few grid lengths (share_lengths: the
+// tool reads every file's header first), -v -v lists them, and each file's grid is the one the
+// shared model tiles it with; --exact-grids gives each file its own best grid instead. Both
+// filter as FFTW convolves (within one step), a grid shared or not; files of one size keep their
+// own best grid.
+TEST(batches_of_many_sizes_share_grid_lengths) {
+    test::context();
+    if (!ComputeFft::supported()) return;
+    TempDir dir;
+    const std::array<int, 2> sizes[] = {{18, 13}, {23, 17}, {27, 22}, {18, 13}};
+    std::vector<RawPng> raws;
+    for (size_t i = 0; i < std::size(sizes); ++i) {
+        raws.push_back(fixture::random_png(sizes[i][0], sizes[i][1], 2, 8, false, false, 40u + static_cast<unsigned>(i)));
+        EXPECT(fixture::write_file(dir / ("m" + std::to_string(i) + ".png"), fixture::encode(raws.back())), "cannot write m", i);
+    }
+    const std::string spec = "gaussian:1.5";
+    const Kernel k = parse_kernel(spec);
+    FftOptions compute;
+    compute.backend = Backend::Compute;
+    const LengthModel own = fft_lengths(compute);
+    LengthModel shared = own;
+    share_lengths(shared, {sizes[0], sizes[1], sizes[2]}, k, Boundary::Reflect, gpu_max_fft());
+    std::set<int> lengths[2];  // the grids' lengths, shared and exact
+    for (int exact = 0; exact < 2; ++exact) {
+        const std::string out = dir / (exact ? "exact" : "shared");
+        test::Result r = test::run(tool() + " -v -v -j 2 --backend compute -k " + spec + (exact ? " --exact-grids" : "") + " -o " + out + " " +
+                                   dir.path() + "/m*.png");
+        EXPECT(r.status == 0, exact ? "exact" : "shared", ": exit ", r.status, ": ", r.err.substr(0, 400));
+        EXPECT((r.err.find("widths shared") == std::string::npos) == (exact == 1), exact ? "exact" : "shared", ": -v -v said ", r.err.substr(0, 400));
+        for (size_t i = 0; i < std::size(sizes); ++i) {
+            const std::string name = "m" + std::to_string(i) + ".png";
+            const auto [x, y] = tile_image(sizes[i][0], sizes[i][1], k, Boundary::Reflect, {gpu_max_fft(), gpu_max_fft()}, exact ? own : shared);
+            const std::string grid = "1 tile of " + std::to_string(x.fft) + "x" + std::to_string(y.fft);
+            const size_t at = r.err.find("/" + name + " (");
+            const std::string line = at == std::string::npos ? "" : r.err.substr(at, r.err.find('\n', at) - at);
+            EXPECT(line.find(": " + grid + ",") != std::string::npos, exact ? "exact " : "shared ", name, ": not on ", grid, ": ", line);
+            lengths[exact].insert({x.fft, y.fft});
+            PngImage got = read_png(out + "/" + name);
+            const auto ref = fftw_convolution(expected_image(raws[i]), k, Boundary::Reflect);
+            long worst = 0;
+            for (size_t p = 0; p < got.image.pixels(); ++p)
+                for (int c = 0; c < 3; ++c) worst = std::max(worst, std::labs(quantise(ref[c][p], 8) - quantise(got.image.rgba[4 * p + c], 8)));
+            EXPECT(worst <= kSteps, exact ? "exact " : "shared ", name, ": off by ", worst, " steps from FFTW's convolution");
+        }
+    }
+    EXPECT(lengths[0].size() < lengths[1].size(), "shared grids take ", lengths[0].size(), " lengths, exact ones ", lengths[1].size());
+    // One size, twice: its own best grid.
+    LengthModel one = own;
+    share_lengths(one, {sizes[0], sizes[0]}, k, Boundary::Reflect, gpu_max_fft());
+    const auto [ox, oy] = tile_image(18, 13, k, Boundary::Reflect, {gpu_max_fft(), gpu_max_fft()}, one);
+    const auto [bx, by] = tile_image(18, 13, k, Boundary::Reflect, {gpu_max_fft(), gpu_max_fft()}, own);
+    EXPECT(ox.fft == bx.fft && oy.fft == by.fft, "a batch of one size left its best grid: ", ox.fft, "x", oy.fft, " for ", bx.fft, "x", by.fft);
+}
+
 TEST(wrap_on_power_of_two_equals_the_core_filter) {
     test::context();
     Kernel k = parse_kernel("motion:9,20");

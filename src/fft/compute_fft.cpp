@@ -111,6 +111,10 @@ void bind(int unit, const Texture* t) {
 }
 
 constexpr int kMaxThreads = 1024;  // GL's guaranteed minimum of invocations per workgroup
+// The longest line whose programs take the grid's other side and line counts as uniforms, and so
+// serve every grid of that line (ComputeFft::spec): above, on the H200, 8192^2's rows as channel
+// pairs ran 4% slower so, the four-step steps' column step B 10%.
+constexpr int kUniformGridLines = 4096;
 /// Complex RGBA elements a thread holds at most: on the H100 a line plan holding 15 or 16 (radix
 /// 15 or 16 stages, or two rounds of 8) spills and runs 10-20x slower, while 12 does not
 /// (src/README.md, "Any FFT size").
@@ -455,24 +459,23 @@ void ComputeFft::prepare(std::initializer_list<Use> uses) {
     for (Use u : uses)
         if (!(prepared_uses_ & use_bit(u))) missing.push_back(u);
     if (missing.empty()) return;
+    programs_.prepare(use_programs(missing));  // a driver that rejects one fails here with its log
+    for (Use u : missing) prepared_uses_ |= use_bit(u);
+}
+
+std::vector<ProgramSpec> ComputeFft::use_programs(const std::vector<Use>& uses) {
     // The passes as forward, inverse and filter run them, into an RGBA32F result (the programs
     // depend on neither the textures nor the slot).
     slot(0);
     RenderTarget result(1, 1);
-    std::vector<std::vector<Pass>> all;
-    for (Use u : missing)
-        all.push_back(u == Use::Forward   ? forward_passes(result.texture(), result)
-                      : u == Use::Inverse ? inverse_passes(result.texture(), result)
-                                          : filter_passes(result.texture(), result, 0, u == Use::RealFilter));
-    prepare_passes(all);  // a driver that rejects one fails here with its log
-    for (Use u : missing) prepared_uses_ |= use_bit(u);
-}
-
-void ComputeFft::prepare_passes(const std::vector<std::vector<Pass>>& all) {
     std::vector<ProgramSpec> specs;
-    for (const std::vector<Pass>& passes : all)
+    for (Use u : uses) {
+        const std::vector<Pass> passes = u == Use::Forward   ? forward_passes(result.texture(), result)
+                                         : u == Use::Inverse ? inverse_passes(result.texture(), result)
+                                                             : filter_passes(result.texture(), result, 0, u == Use::RealFilter);
         for (const Dispatch& d : dispatches(passes)) specs.push_back(spec(d));
-    programs_.prepare(specs);
+    }
+    return specs;
 }
 
 
@@ -629,7 +632,9 @@ LengthModel ComputeFft::lengths(const FftOptions& options, const ComputeTuning& 
     defaults.storage = options.storage;
     defaults.radix = options.radix;
     defaults.computed_twiddles = options.computed_twiddles;
-    if (t.square_count == 0 || !(options == defaults)) return {allowed, planned, false, "compute"};
+    LengthModel model{allowed, planned, false, "compute"};
+    model.programs_per_length = true;  // a line's programs serve every grid of that length, no other
+    if (t.square_count == 0 || !(options == defaults)) return model;
     // Measured: an axis of length L costs sqrt(t(L x L)), so that an M x N grid costs
     // sqrt(t(M x M) t(N x N)) (LengthModel::best() minimises length times cost per axis). Beyond
     // the measured ends, the plans' rating scaled to the end's time; between them, a length not
@@ -643,7 +648,7 @@ LengthModel ComputeFft::lengths(const FftOptions& options, const ComputeTuning& 
         const MeasuredSquare* s = std::lower_bound(first, end, n, [](const MeasuredSquare& a, long long v) { return a.length < v; });
         return s->length == n ? measured(*s) : std::numeric_limits<double>::infinity();
     };
-    LengthModel model{allowed, cost, false, "compute"};
+    model.cost = cost;
     model.tile_from = first->length;
     model.tile_to = last->length;
     return model;
@@ -809,6 +814,7 @@ bool ComputeFft::neighbouring_rows(const Dispatch& d) const {
 
 ProgramSpec ComputeFft::spec(const Dispatch& d) const {
     const Shape s = shape(d);
+    const bool literal = d.step != 0 || s.full > kUniformGridLines;  // the grid's sizes as literals (below)
     const std::vector<int>& forward = s.line.forward;
     const std::vector<int>& inverse = d.transform == Transform::Filter ? s.line.filter_inverse : s.line.inverse;
     std::vector<std::string> defines = {
@@ -826,14 +832,20 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "COMPONENTS " + std::to_string(s.components),
         "PAD_EVERY " + std::to_string(s.pad_every),
         "SUBLINES " + std::to_string(s.sublines),
-        "LINE_COUNT " + std::to_string(s.line_count),
-        "LINE_OFFSET " + std::to_string(d.line_begin),
         "NEIGHBOUR_PAIRS " + std::to_string(s.neighbour_pairs),
         "BANDS " + std::to_string(s.bands ? 1 : 0),
         "KERNEL_STEP_ORDER " + std::to_string(d.transform == Transform::Filter && d.step == 2 && reorders_kernel() ? 1 : 0),
         "KERNEL_REAL " + std::to_string(d.real_kernel ? 1 : 0),
-        "WIDTH " + std::to_string(width_),
-        "HEIGHT " + std::to_string(height_),
+        // Lines up to 4096: the line's own axis only; the other and the dispatch's lines are
+        // uniforms (u_grid, u_lines), so that one program serves every grid of this width (rows)
+        // or height (columns), and a folder of many sizes compiles a program set a length, not
+        // one a grid (src/README.md, "Programs keyed by the line, lengths shared"). Longer lines
+        // (the four-step steps, 8192's rows as channel pairs) keep all four literal: as uniforms
+        // they cost 8192^2 filters 1-4% on the H200.
+        d.axis == Axis::Rows || literal ? "WIDTH " + std::to_string(width_) : "",
+        d.axis == Axis::Columns || literal ? "HEIGHT " + std::to_string(height_) : "",
+        literal ? "LINE_COUNT " + std::to_string(s.line_count) : "",
+        literal ? "LINE_OFFSET " + std::to_string(d.line_begin) : "",
         "TWIDDLE_BUFFER " + std::to_string(buffers_ ? 1 : 0),
         "SHARED_TWIDDLES " + std::to_string(s.shared_twiddles ? 1 : 0),
         "H_SOURCE " + std::to_string(rows_layout(d.source)),
@@ -848,6 +860,7 @@ ProgramSpec ComputeFft::spec(const Dispatch& d) const {
         "INVERSE_LAST " + std::to_string(inverse.back()),
         std::string("IMAGE_FORMAT ") + (half(*d.target) ? "rgba16f" : "rgba32f"),
     };
+    defines.erase(std::remove(defines.begin(), defines.end(), std::string()), defines.end());
     if (d.step == 1) defines.push_back("STEP_A");
     if (d.step == 2) defines.push_back("STEP_B");
     if (d.filter_tail) defines.push_back("FILTER_TAIL");
@@ -1088,6 +1101,8 @@ void ComputeFft::run(const std::vector<std::vector<Pass>>& batch, const Texture*
             program.set(Uniform::Scale, d.scale);
             program.set(Uniform::Gain, d.gain);
             program.set(Uniform::Phases, s.fold);
+            program.set_ivec2(Uniform::Grid, width_, height_);
+            program.set_ivec2(Uniform::Lines, s.line_count, d.line_begin);
             bind(0, d.source);
             bind(2, &twiddles_.at(s.full));
             if (buffers_) twiddle_buffers_.at(s.full).bind(0);
@@ -1238,6 +1253,14 @@ void ComputeFft::prepare_filter(bool real_kernel) {
     // Filtering transposed, the transposed problem's transform filters and makes the kernel.
     if (transposed_) return transposed_->prepare_filter(real_kernel);
     prepare({Use::Forward, real_kernel ? Use::RealFilter : Use::Filter});
+}
+
+std::vector<ProgramSpec> ComputeFft::filter_programs(bool real_kernel) {
+    if (transposed_) return transposed_->filter_programs(real_kernel);
+    std::vector<Use> missing;
+    for (Use u : {Use::Forward, real_kernel ? Use::RealFilter : Use::Filter})
+        if (!(prepared_uses_ & use_bit(u))) missing.push_back(u);
+    return use_programs(missing);
 }
 
 void ComputeFft::filter(const Texture& image, const Texture& kernel_spectrum, bool real_kernel, RenderTarget& out, Profile* profile) {

@@ -42,6 +42,7 @@ public:
     /// transposed problem's, made from the impulse response by its forward.
     bool reorders_kernel() const override;
     void prepare_filter(bool real_kernel) override;
+    std::vector<ProgramSpec> filter_programs(bool real_kernel) override;
     /// False where filters run transposed: the kernel is then the transposed problem's forward of
     /// the impulse response, not a reordering of this transform's.
     bool kernel_reads_spectrum() const override { return transposed_ == nullptr; }
@@ -258,16 +259,15 @@ private:
     std::vector<Pass> inverse_passes(const Texture& spectrum, RenderTarget& image) const;
     std::vector<Pass> filter_passes(const Texture& image, RenderTarget& out, int slot = 0, bool real_kernel = false) const;
     std::vector<Dispatch> dispatches(const std::vector<Pass>& passes) const;
-    /// Compiles every program the passes' dispatches run and the cache lacks, side by side
-    /// (ProgramCache::prepare).
-    void prepare_passes(const std::vector<std::vector<Pass>>& all);
     /// What a caller runs. Each use's programs compile together on its first use (or
     /// prepare_filter()), side by side, and not before: a filter by a point-symmetric kernel
     /// never compiles the complex multiply, nor a filter the inverse's columns.
     enum class Use { Forward, Inverse, Filter, RealFilter };
     static unsigned use_bit(Use u) { return 1u << static_cast<unsigned>(u); }
-    /// Compiles the programs of the uses not compiled yet, side by side (prepare_passes()).
+    /// Compiles the programs of the uses not compiled yet, side by side (ProgramCache::prepare).
     void prepare(std::initializer_list<Use> uses);
+    /// The programs of these uses' passes (none compiled here).
+    std::vector<ProgramSpec> use_programs(const std::vector<Use>& uses);
     Shape shape(const Dispatch& d) const;
     ProgramSpec spec(const Dispatch& d) const;
     /// How a line of `length` along `axis` is transformed: {length} whole (folded or not), or

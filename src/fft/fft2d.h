@@ -67,6 +67,13 @@ public:
     /// backend compiles each use's programs on first use otherwise; the fragment chains compile
     /// everything with the transform.
     virtual void prepare_filter(bool real_kernel) { (void)real_kernel; }
+    /// The programs prepare_filter() would compile and has not, compiling none: a batch of many
+    /// grids compiles all of theirs side by side in one ProgramCache::prepare (Convolver::
+    /// prepare_programs). None where the transform compiles with its construction.
+    virtual std::vector<ProgramSpec> filter_programs(bool real_kernel) {
+        (void)real_kernel;
+        return {};
+    }
     /// Whether filter() reads the kernel's spectrum in an order of its own, made by
     /// reorder_kernel() from a forward() result (the compute backend's long columns, ComputeFft).
     virtual bool reorders_kernel() const { return false; }

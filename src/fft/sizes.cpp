@@ -47,7 +47,12 @@ Normalisation normalisation(int width, int height) {
     return {static_cast<float>(1 / two), static_cast<float>(two / (static_cast<double>(width) * height)), static_cast<float>(two)};
 }
 
-long long LengthModel::best(long long need, long long limit) const {
+long long LengthModel::best(long long need, long long limit, int axis) const {
+    if (axis >= 0 && shared[axis]) {
+        const std::vector<SharedLength>& groups = *shared[axis];
+        const auto it = std::lower_bound(groups.begin(), groups.end(), need, [](const SharedLength& g, long long v) { return g.to < v; });
+        if (it != groups.end() && it->from <= need && it->length <= limit) return it->length;
+    }
     long long chosen = 0;
     double least = 0;
     // Even lengths only: 2 pairs badly with the fast chain's sizes, odd ones with row pairs.
@@ -58,6 +63,31 @@ long long LengthModel::best(long long need, long long limit) const {
         if (n >= 2 * need) break;  // a power of two lies in [need, 2 need): nothing later is cheaper
     }
     return chosen;
+}
+
+double LengthModel::best_cost(long long need, long long limit) const {
+    const long long n = best(need, limit);
+    return n ? static_cast<double>(n) * cost(n) : 0;
+}
+
+void LengthModel::share(int axis, std::vector<long long> needs, long long limit, double within) {
+    std::sort(needs.begin(), needs.end());
+    needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
+    auto groups = std::make_shared<std::vector<SharedLength>>();
+    for (size_t i = 0; i < needs.size();) {
+        const double first = best_cost(needs[i], limit);
+        if (first == 0) {  // no length: left to best() (which answers 0)
+            ++i;
+            continue;
+        }
+        // best_cost() never falls as the need grows (its lengths are those of a smaller need's,
+        // fewer): the group is a run of needs.
+        size_t j = i;
+        while (j + 1 < needs.size() && best_cost(needs[j + 1], limit) != 0 && best_cost(needs[j + 1], limit) <= within * first) ++j;
+        groups->push_back({needs[i], needs[j], best(needs[j], limit)});
+        i = j + 1;
+    }
+    shared[axis] = std::move(groups);
 }
 
 namespace {

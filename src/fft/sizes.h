@@ -51,10 +51,29 @@ struct LengthModel {
     /// The allowed lengths up to `tabled_to` with their costs, ascending (tabulate()), or none.
     std::shared_ptr<const std::vector<std::pair<long long, double>>> table = nullptr;
     long long tabled_to = 0;
+    /// Each length of this transform compiles programs of its own (the compute backend's lines,
+    /// 5-15 s a length cold on the H200): a batch of many sizes then shares a few lengths (share()).
+    bool programs_per_length = false;
+    /// Needs from..to (ascending, disjoint) that best() answers with one length along an axis
+    /// (0: rows, the width; 1: columns, the height), by share(); none where null.
+    struct SharedLength {
+        long long from, to, length;
+    };
+    std::shared_ptr<const std::vector<SharedLength>> shared[2] = {nullptr, nullptr};
 
     /// The allowed length in [max(need, 4), limit] with the least cost per axis (length times
-    /// cost), the smaller one on ties; 0 if none.
-    long long best(long long need, long long limit) const;
+    /// cost), the smaller one on ties; 0 if none. Along an axis (0 or 1) whose needs share()
+    /// grouped, a need in a group: the group's length, where that is within `limit`.
+    long long best(long long need, long long limit, int axis = -1) const;
+    /// The least cost per axis any length for `need` has (best()'s, not shared): 0 if none.
+    double best_cost(long long need, long long limit) const;
+    /// Groups the needs a batch will ask best() for along `axis` (its programs are that axis's
+    /// alone), so that few lengths serve them: from the smallest need up, a group takes every need
+    /// whose own best length costs at most `within` times the group's first need's, and answers
+    /// them all with the best length for its largest (which costs each need at most `within` times
+    /// its own best: a need alone keeps its best). Replaces the axis's earlier grouping; needs
+    /// with no length within `limit` are left out.
+    void share(int axis, std::vector<long long> needs, long long limit, double within);
     /// The smallest allowed length in [n, limit]; 0 if none.
     long long next_allowed(long long n, long long limit) const;
     /// Rates every length up to `up_to` now, into `table`, and answers allowed() and cost() there
@@ -72,6 +91,12 @@ constexpr double kTilesPay = 0.95;
 /// The lengths a model that the tiler asks for every image rates ahead (LengthModel::tabulate):
 /// up to the largest --max-fft. 3-6 ms once (498 lengths under the compute backend's model).
 constexpr long long kTabulatedLengths = 1 << 16;
+
+/// How much more a shared length may cost an axis than its own best (LengthModel::share): a
+/// batch of images of many sizes on the compute backend then compiles a program set for each of a
+/// few lengths (about six between 264 and 864 points), where each size's best would compile one a
+/// size (src/README.md, "Folders of many sizes, shared lengths").
+constexpr double kSharedLengthsWithin = 1.25;
 
 /// FFTW: every even fast size at its length (the smallest that fits is the cheapest), any length
 /// whole for wrap.

@@ -30,7 +30,7 @@ const char* kUniformNames[] = {
     "u_model_view", "u_projection", "u_normal_matrix", "u_light_dir", "u_exposure", "u_mode", "u_view_scale",
     "u_samples", "u_table", "u_image_size", "u_origin", "u_offset", "u_extent", "u_channels", "u_max", "u_top", "u_strip_origin", "u_fold",
     "u_row_shape", "u_blocks",
-    "u_phases",
+    "u_phases", "u_grid", "u_lines",
 };
 static_assert(sizeof kUniformNames / sizeof kUniformNames[0] == static_cast<size_t>(Uniform::Count),
               "one name per Uniform");

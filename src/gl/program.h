@@ -22,8 +22,8 @@ enum class Uniform {
     Samples, Table, ImageSize, Origin, Offset, Extent, Channels, Max, Top, StripOrigin, Fold,
     // PNG rows deflated on the GPU (gpu_deflate)
     RowShape, Blocks,
-    // the compute FFT's channel phases (fft_line.comp)
-    Phases,
+    // the compute FFT (fft_line.comp): channel phases, the grid (M, N), the dispatch's lines
+    Phases, Grid, Lines,
     Count
 };
 

@@ -494,6 +494,12 @@ size_t ImageFilter::pending() const { return impl_->convolver->pending(); }
 std::pair<AxisTiling, AxisTiling> ImageFilter::tiling(int width, int height, TileCaps caps) const {
     return guarded([&] { return impl_->convolver->tiling(width, height, caps); });
 }
+void ImageFilter::share_lengths(const std::vector<std::array<int, 2>>& sizes) {
+    guarded([&] { impl_->convolver->share_lengths(sizes); });
+}
+void ImageFilter::prepare_programs(const std::vector<std::array<int, 2>>& sizes) {
+    guarded([&] { impl_->convolver->prepare_programs(sizes); });
+}
 const FilterStats& ImageFilter::last() const { return impl_->convolver->last(); }
 SampleLimits ImageFilter::sample_limits() {
     return guarded([] { return SampleIo::limits(); });

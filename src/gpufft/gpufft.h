@@ -27,6 +27,7 @@
 
 #include <gpufft/error.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -480,6 +481,17 @@ public:
     size_t pending() const;
     /// The tiling of a width x height image along each axis.
     std::pair<AxisTiling, AxisTiling> tiling(int width, int height, TileCaps caps = {}) const;
+    /// Tells the filter the sizes (width, height) of a batch about to come: where its backend
+    /// compiles programs for each FFT length (the compute backend: seconds a length, the first
+    /// time), grids then take few lengths, each an image's time at most 1.25x its own best grid's
+    /// by the backend's model, so that a folder of many sizes compiles a few program sets, not
+    /// one a size. A batch of one size keeps that size's best grid. Grids may then differ from an
+    /// image's filtered alone (and the outputs in their last bits).
+    void share_lengths(const std::vector<std::array<int, 2>>& sizes);
+    /// Compiles now the programs that filtering images of these sizes (whole, without caps) will
+    /// need, all side by side (the compute backend compiles programs per FFT length; the first
+    /// use of each waits seconds otherwise, one grid after another).
+    void prepare_programs(const std::vector<std::array<int, 2>>& sizes);
     const FilterStats& last() const;
     /// What the sample path takes on the current context.
     static SampleLimits sample_limits();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <set>
 #include <stdexcept>
 
 namespace gpufft {
@@ -61,6 +62,15 @@ std::pair<long long, double> cheapest_tiles(int length, int size, long long from
     return {fft, least};
 }
 
+/// Whether wrap takes this axis whole, at its own length (no padding, no tile).
+bool wraps_whole(int length, Boundary b, int max_fft, const LengthModel& lengths) {
+    const bool whole = lengths.any_whole ? length >= 1 : length >= 4 && lengths.allowed(length);
+    return b == Boundary::Wrap && whole && length <= max_fft;
+}
+
+/// What one transform along an axis must hold: the image and the kernel less one.
+long long axis_need(int length, int size) { return std::max<long long>(2, static_cast<long long>(length) + size - 1); }
+
 }  // namespace
 
 // With the kernel's centre at index 0 (tap i at (i - centre) mod fft), circular convolution of a
@@ -69,22 +79,24 @@ std::pair<long long, double> cheapest_tiles(int length, int size, long long from
 // reading from b - lead, lead = size - 1 - centre, yields outputs b .. b + fft - size at indices
 // lead .. lead + block - 1 (overlap-save). A wrapped axis of a length the FFT takes needs no tile
 // at all: the circular convolution of the whole axis is the answer (lead 0, block = length).
-AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths) {
+AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths, int axis) {
     AxisTiling t;
     t.kernel_shift = centre;
-    const bool whole = lengths.any_whole ? length >= 1 : length >= 4 && lengths.allowed(length);
-    if (b == Boundary::Wrap && whole && length <= max_fft) {
+    if (wraps_whole(length, b, max_fft, lengths)) {
         t.fft = t.block = length;
         t.circular = true;
         return t;
     }
-    const long long need = std::max<long long>(2, static_cast<long long>(length) + size - 1);
+    const long long need = axis_need(length, size);
     long long fft = need <= max_fft ? lengths.best(need, max_fft) : 0;
+    bool tiled = false;
     if (fft != 0 && lengths.tile_to > 0) {
-        // Tiles where the measured model says they cost the axis less than the one transform.
+        // Tiles where the measured model says they cost the axis less than the one transform
+        // (the need's own best: a length shared by a batch does not make tiles pay).
         const auto [n, c] = cheapest_tiles(length, size, lengths.tile_from, std::min<long long>(lengths.tile_to, max_fft), lengths);
-        if (n != 0 && c <= kTilesPay * static_cast<double>(fft) * lengths.cost(fft)) fft = n;
+        if (n != 0 && c <= kTilesPay * static_cast<double>(fft) * lengths.cost(fft)) fft = n, tiled = true;
     }
+    if (fft != 0 && !tiled && axis >= 0) fft = lengths.best(need, max_fft, axis);  // the batch's shared length
     if (fft == 0) fft = cheapest_tiles(length, size, size + 1, max_fft, lengths).first;
     if (fft == 0)
         throw Error("a " + std::to_string(size) + "-pixel kernel leaves no room in an FFT of at most " + std::to_string(max_fft) +
@@ -158,8 +170,19 @@ bool point_symmetric(const Kernel& kernel) {
 
 std::pair<AxisTiling, AxisTiling> tile_image(int width, int height, const Kernel& kernel, Boundary b, TileCaps largest,
                                              const LengthModel& lengths) {
-    return {tile_axis(width, kernel.weights.width, kernel.cx, b, largest.x, lengths),
-            tile_axis(height, kernel.weights.height, kernel.cy, b, largest.y, lengths)};
+    return {tile_axis(width, kernel.weights.width, kernel.cx, b, largest.x, lengths, 0),
+            tile_axis(height, kernel.weights.height, kernel.cy, b, largest.y, lengths, 1)};
+}
+
+void share_lengths(LengthModel& lengths, const std::vector<std::array<int, 2>>& sizes, const Kernel& kernel, Boundary b, int max_fft) {
+    if (!lengths.programs_per_length) return;
+    const int taps[2] = {kernel.weights.width, kernel.weights.height};
+    for (int axis : {0, 1}) {
+        std::vector<long long> needs;
+        for (const std::array<int, 2>& s : sizes)
+            if (s[0] >= 1 && s[1] >= 1 && !wraps_whole(s[axis], b, max_fft, lengths)) needs.push_back(axis_need(s[axis], taps[axis]));
+        lengths.share(axis, std::move(needs), max_fft, kSharedLengthsWithin);
+    }
 }
 
 int gpu_max_fft() {
@@ -174,6 +197,26 @@ Convolver::Convolver(ProgramCache& programs, Kernel kernel, ConvolveOptions opti
     lengths_ = fft_lengths(options_.fft);
     if (!options_.measured_tiles) lengths_.tile_to = 0;
     lengths_.tabulate(kTabulatedLengths);  // each image's tiling asks thousands
+}
+
+void Convolver::share_lengths(const std::vector<std::array<int, 2>>& sizes) {
+    gpufft::share_lengths(lengths_, sizes, kernel_, options_.boundary, options_.max_fft);
+}
+
+void Convolver::prepare_programs(const std::vector<std::array<int, 2>>& sizes) {
+    std::set<std::pair<int, int>> grids;
+    for (const std::array<int, 2>& s : sizes) {
+        const auto [x, y] = tiling(s[0], s[1]);
+        if (static_cast<long long>(x.fft) * y.fft <= kPreparedGridPixels) grids.insert({x.fft, y.fft});
+    }
+    // Each grid's transform made for the moment (its intermediates too) to name its programs.
+    const bool real = point_symmetric(kernel_);
+    std::vector<ProgramSpec> specs;
+    for (const auto& [w, h] : grids) {
+        const std::vector<ProgramSpec> some = make_fft(programs_, w, h, options_.fft)->filter_programs(real);
+        specs.insert(specs.end(), some.begin(), some.end());
+    }
+    programs_.prepare(specs);
 }
 
 std::pair<AxisTiling, AxisTiling> Convolver::tiling(int width, int height, TileCaps caps) const {

@@ -9,6 +9,7 @@
 #include "image/image.h"
 #include "image/kernels.h"
 
+#include <array>
 #include <list>
 #include <memory>
 #include <string>
@@ -29,10 +30,19 @@ long long boundary_index(long long i, long long n, Boundary b);
 /// length `lengths` rates cheapest from image + kernel - 1 up (or the whole axis, for wrap on a
 /// length it takes), else tiles of the length that makes the axis cheapest; also those tiles where
 /// the model measures them (`lengths.tile_to`) and they cost the axis kTilesPay of the one FFT or
-/// less. `max_fft` bounds the length. Throws gpufft::Error if the kernel leaves no room for output.
-AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths);
+/// less. `max_fft` bounds the length. Along `axis` (0: x, 1: y), a need that `lengths` shares
+/// takes its shared length (share_lengths). Throws gpufft::Error if the kernel leaves no room for
+/// output.
+AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, const LengthModel& lengths, int axis = -1);
 
 // TileCaps (the largest FFT a tiling may take per axis) is public: gpufft/gpufft.h.
+
+/// Where `lengths` compiles programs per length (the compute backend: a width's row programs, a
+/// height's column programs), groups what a batch of images of these sizes (width, height) will
+/// ask it for along each axis, under this kernel and boundary, so that few lengths serve them all
+/// (LengthModel::share, kSharedLengthsWithin); a size alone keeps its best lengths. Other models
+/// are left as they are.
+void share_lengths(LengthModel& lengths, const std::vector<std::array<int, 2>>& sizes, const Kernel& kernel, Boundary b, int max_fft);
 
 /// The tiling of a width x height image along each axis (tile_axis), each axis's FFT at most
 /// `largest` of that axis.
@@ -55,6 +65,9 @@ void upload_impulse_response(const Kernel& kernel, Texture& target, bool flip_y 
 /// array count as zero), exactly: the kernel's impulse response on any grid, folded or flipped, is
 /// then point symmetric, and its spectrum real (Filter).
 bool point_symmetric(const Kernel& kernel);
+
+/// The largest grid Convolver::prepare_programs() compiles ahead (4096^2).
+constexpr long long kPreparedGridPixels = 1LL << 24;
 
 struct ConvolveOptions {
     Boundary boundary = Boundary::Reflect;
@@ -95,6 +108,13 @@ public:
 
     /// The tiling of a width x height image along each axis.
     std::pair<AxisTiling, AxisTiling> tiling(int width, int height, TileCaps caps = {}) const;
+    /// Grids of few lengths for a batch of these sizes (gpufft::share_lengths).
+    void share_lengths(const std::vector<std::array<int, 2>>& sizes);
+    /// Compiles now, side by side in one batch, the filter programs of every grid these sizes
+    /// are tiled on (whole, without caps) up to kPreparedGridPixels: a folder of many sizes then
+    /// waits once for the slowest, not once a grid. (Larger grids, whose transforms this would
+    /// make for the moment, compile on first use: their filtering outweighs it.)
+    void prepare_programs(const std::vector<std::array<int, 2>>& sizes);
     /// What the tiling chooses lengths by, and up to.
     const LengthModel& lengths() const { return lengths_; }
     int max_fft() const { return options_.max_fft; }

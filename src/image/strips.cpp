@@ -69,12 +69,12 @@ MemoryPlan plan_memory(int width, int height, int in_bytes, int out_bytes, const
     const long long budget = std::min(limits.max_memory, kStripBudget);
     const int top = std::max(2, std::min(limits.max_fft, limits.max_tile));
     const Image& w = kernel.weights;
-    const AxisTiling x = tile_axis(width, w.width, kernel.cx, b, top, lengths);
+    const AxisTiling x = tile_axis(width, w.width, kernel.cx, b, top, lengths, 0);
     long long least = 0;
     for (int cap = top; cap > w.height; cap /= 2) {
         AxisTiling y;
         try {
-            y = tile_axis(height, w.height, kernel.cy, b, cap, lengths);
+            y = tile_axis(height, w.height, kernel.cy, b, cap, lengths, 1);
         } catch (const Error&) {
             break;  // the kernel leaves no room in a shorter FFT
         }

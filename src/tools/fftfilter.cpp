@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -25,6 +26,7 @@
 #include <cstring>
 #include <cstdio>
 #include <deque>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -69,6 +71,7 @@ struct Options {
     bool linear = false;
     bool premultiply = false;
     int max_fft = 0;
+    bool exact_grids = false;  // each file its own best grid, not lengths shared across the batch
     long long max_pixels = PngLimits().max_pixels;
     long long max_memory = 0;  // 0: default_max_memory()
     StreamMode stream = StreamMode::Auto;
@@ -124,6 +127,13 @@ std::vector<OptionSpec> option_specs(Options& o) {
              if (n & (n - 1)) throw UsageError("--max-fft " + v + " is not a power of two");
              o.max_fft = n;
          }},
+        {"exact-grids", 0, "",
+         "each file on the best grid for its own size. Default: a batch of many sizes\n"
+         "shares a few FFT lengths (each file's grid at most 1.25x its own best by the\n"
+         "backend's model), since the compute backend compiles programs for each length\n"
+         "(seconds the first time); outputs may then differ from a file filtered alone in\n"
+         "their last bits",
+         set_flag(o.exact_grids)},
         {"max-memory", 0, "BYTES",
          "memory one image may take (e.g. 2G, 512M; default a quarter of physical\n"
          "memory, " + format_bytes(default_max_memory()) + " here). Images that do not fit whole\n"
@@ -650,13 +660,16 @@ private:
         areas_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
 
-    /// GL thread, as the workers start reading: the transform and kernel spectrum of the first
-    /// file's size and plan (from its header), so that the first file does not wait for them. A
+    /// GL thread, as the workers start reading: the programs of every size the batch's headers
+    /// gave (share_batch_lengths), compiled side by side, then the transform and kernel spectrum
+    /// of the first file's size and plan (from its header), so that the first file does not wait
+    /// for them. A
     /// failure here is the first GPU file's: it is rethrown there, as if that file had met it (and
     /// retried with smaller tiles where memory ran out).
     void gpu_prepare() {
         if (!first_known_) return;
         try {
+            if (batch_sizes_.size() > 1) convolver_ready().prepare_programs(batch_sizes_);  // every grid's, side by side
             convolver_ready().prepare(first_.width, first_.height, first_.caps);
         } catch (const GlError&) {
             prepare_error_ = std::current_exception();
@@ -910,8 +923,43 @@ private:
     }
 
     ImageFilter& convolver_ready() {
-        if (!convolver_) convolver_ = std::make_unique<ImageFilter>(kernel_, fft_, o_.boundary, o_.max_fft);
+        if (!convolver_) {
+            convolver_ = std::make_unique<ImageFilter>(kernel_, fft_, o_.boundary, o_.max_fft);
+            if (!batch_sizes_.empty() && !o_.exact_grids) convolver_->share_lengths(batch_sizes_);
+        }
         return *convolver_;
+    }
+
+    /// Before the batch: where the transform compiles programs for each FFT length (the compute
+    /// backend) and several files come, their sizes from their headers (read on every core), so
+    /// that their grids share few lengths (share_lengths, unless --exact-grids), the plan's and
+    /// the filter's alike, and gpu_prepare() compiles all their programs at once. A file whose
+    /// header cannot be read is left out (its own read reports the problem).
+    void share_batch_lengths() {
+        if (!gpu_ || o_.spectrum || backend_ == Backend::Fftw || jobs_.size() < 2 || !lengths_.programs_per_length) return;
+        std::vector<std::array<int, 2>> sizes(jobs_.size(), {0, 0});
+        const size_t parts = std::min<size_t>(jobs_.size(), static_cast<size_t>(std::max(1, workers_)));
+        std::vector<std::future<void>> done;
+        for (size_t part = 0; part < parts; ++part)
+            done.push_back(std::async(std::launch::async, [&, part] {
+                for (size_t i = part; i < jobs_.size(); i += parts)
+                    if (jobs_[i].problem.empty()) png_dimensions(jobs_[i].input, sizes[i][0], sizes[i][1]);
+            }));
+        for (std::future<void>& f : done) f.get();
+        sizes.erase(std::remove(sizes.begin(), sizes.end(), std::array<int, 2>{0, 0}), sizes.end());
+        std::sort(sizes.begin(), sizes.end());
+        sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+        if (!o_.exact_grids) share_lengths(lengths_, sizes, kernel_, o_.boundary, memory_.max_fft);
+        if (o_.verbosity > 1)
+            for (int axis : {0, 1}) {
+                if (!lengths_.shared[axis]) continue;
+                std::string list;
+                for (const LengthModel::SharedLength& g : *lengths_.shared[axis])
+                    list += (list.empty() ? "" : ", ") + std::to_string(g.length) + " (" + std::to_string(g.from) + "-" + std::to_string(g.to) + ")";
+                std::fprintf(stderr, "%s: %zu sizes, %s shared: %zu lengths for their needs: %s\n", kTool, sizes.size(),
+                             axis ? "heights" : "widths", lengths_.shared[axis]->size(), list.c_str());
+            }
+        batch_sizes_ = std::move(sizes);
     }
 
     const Options& o_;
@@ -932,6 +980,7 @@ private:
     Work first_;
     size_t first_sample_bytes_ = 0;
     bool first_known_ = false;
+    std::vector<std::array<int, 2>> batch_sizes_;  // the files' sizes where their lengths are shared
     const Backend backend_;
     const std::chrono::steady_clock::time_point start_;
     const int compression_;
@@ -977,6 +1026,7 @@ int FilterBatch::run() {
 
     BatchOptions bo;
     bo.workers = workers_;
+    share_batch_lengths();  // before the first file's plan
     first_known_ = first_file(first_, first_sample_bytes_);
     make_host_areas();
     const double before_batch = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
