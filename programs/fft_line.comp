@@ -60,7 +60,7 @@
 // workgroups of the columns' step B along the pairs first, below), KERNEL_STEP_ORDER (1: the
 // kernel's spectrum with its rows in step B's order, multiply()), KERNEL_REAL (1: that spectrum
 // is real, its imaginary half K(M - p, v) not read: multiply()), WIDTH (rows: M) or HEIGHT (columns: N),
-// both, LINE_COUNT and LINE_OFFSET in the four-step steps (below: u_grid, u_lines),
+// both, LINE_COUNT and LINE_OFFSET in lines above 4096 (below: u_grid, u_lines),
 // TWIDDLE_BUFFER (1: the storage buffer is bound), H_SOURCE and H_TARGET (1: row pairs in
 // neighbouring rows, below), SOURCE_TRANSPOSED and TARGET_TRANSPOSED (1: that texture holds texel
 // (x, y) at (y, x), texel_at()), UNIT_ROOTS (the constants W_n^m, n <= 16, made
@@ -112,11 +112,12 @@ const int L = LENGTH;
 const int R = REGISTERS;  // elements a thread holds: the most any stage's butterflies need
 const int T = THREADS;     // a literal: layout qualifiers need one before GLSL 4.40
 const int G = LINES;
-// The grid M x N and the dispatch's lines: whole lines have their own axis a literal (WIDTH in
-// rows, HEIGHT in columns) and the rest as uniforms, so that one program serves every grid whose
-// lines are these (src/README.md, "Programs keyed by the line"): the other axis and the line
-// counts enter only where a line starts and where its texels lie, not the butterflies. The
-// four-step steps have all four literal (their workgroups' block arithmetic costs more so).
+// The grid M x N and the dispatch's lines: lines up to 4096 have their own axis a literal (WIDTH
+// in rows, HEIGHT in columns) and the rest as uniforms, so that one program serves every grid
+// whose lines are these (src/README.md, "Programs keyed by the line, lengths shared"): the other
+// axis and the line counts enter only where a line starts and where its texels lie, not the
+// butterflies. Longer lines (the four-step steps, 8192's rows as channel pairs) have all four
+// literal: as uniforms they ran 1-4% slower.
 uniform ivec2 u_grid;    // (M, N)
 uniform ivec2 u_lines;   // (LINE_COUNT, LINE_OFFSET) below
 #if defined(WIDTH)
