@@ -47,12 +47,15 @@ Normalisation normalisation(int width, int height) {
     return {static_cast<float>(1 / two), static_cast<float>(two / (static_cast<double>(width) * height)), static_cast<float>(two)};
 }
 
+long long LengthModel::shared_length(long long need, long long limit, int axis) const {
+    if (axis < 0 || !shared[axis]) return 0;
+    const std::vector<SharedLength>& groups = *shared[axis];
+    const auto it = std::lower_bound(groups.begin(), groups.end(), need, [](const SharedLength& g, long long v) { return g.to < v; });
+    return it != groups.end() && it->from <= need && it->length <= limit ? it->length : 0;
+}
+
 long long LengthModel::best(long long need, long long limit, int axis) const {
-    if (axis >= 0 && shared[axis]) {
-        const std::vector<SharedLength>& groups = *shared[axis];
-        const auto it = std::lower_bound(groups.begin(), groups.end(), need, [](const SharedLength& g, long long v) { return g.to < v; });
-        if (it != groups.end() && it->from <= need && it->length <= limit) return it->length;
-    }
+    if (const long long n = shared_length(need, limit, axis)) return n;
     long long chosen = 0;
     double least = 0;
     // Even lengths only: 2 pairs badly with the fast chain's sizes, odd ones with row pairs.
@@ -83,7 +86,7 @@ void LengthModel::share(int axis, std::vector<long long> needs, long long limit,
         // best_cost() never falls as the need grows (its lengths are those of a smaller need's,
         // fewer): the group is a run of needs.
         size_t j = i;
-        while (j + 1 < needs.size() && best_cost(needs[j + 1], limit) != 0 && best_cost(needs[j + 1], limit) <= within * first) ++j;
+        for (double next; j + 1 < needs.size() && (next = best_cost(needs[j + 1], limit)) != 0 && next <= within * first;) ++j;
         groups->push_back({needs[i], needs[j], best(needs[j], limit)});
         i = j + 1;
     }

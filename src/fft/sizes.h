@@ -52,7 +52,7 @@ struct LengthModel {
     std::shared_ptr<const std::vector<std::pair<long long, double>>> table = nullptr;
     long long tabled_to = 0;
     /// Each length of this transform compiles programs of its own (the compute backend's lines,
-    /// 5-15 s a length cold on the H200): a batch of many sizes then shares a few lengths (share()).
+    /// seconds a length cold): a batch of many sizes then shares a few lengths (share()).
     bool programs_per_length = false;
     /// Needs from..to (ascending, disjoint) that best() answers with one length along an axis
     /// (0: rows, the width; 1: columns, the height), by share(); none where null.
@@ -65,6 +65,9 @@ struct LengthModel {
     /// cost), the smaller one on ties; 0 if none. Along an axis (0 or 1) whose needs share()
     /// grouped, a need in a group: the group's length, where that is within `limit`.
     long long best(long long need, long long limit, int axis = -1) const;
+    /// The length share() grouped `need` under along `axis`, where that is within `limit`; 0 if
+    /// none (no grouping, or the need in no group).
+    long long shared_length(long long need, long long limit, int axis) const;
     /// The least cost per axis any length for `need` has (best()'s, not shared): 0 if none.
     double best_cost(long long need, long long limit) const;
     /// Groups the needs a batch will ask best() for along `axis` (its programs are that axis's
@@ -94,8 +97,9 @@ constexpr long long kTabulatedLengths = 1 << 16;
 
 /// How much more a shared length may cost an axis than its own best (LengthModel::share): a
 /// batch of images of many sizes on the compute backend then compiles a program set for each of a
-/// few lengths (about six between 264 and 864 points), where each size's best would compile one a
-/// size (src/README.md, "Folders of many sizes, shared lengths").
+/// few lengths (48 needs between 264 and 864 points: 3 under the H200's measured model, 5 under
+/// the software row's), where each size's best would compile one a size (src/README.md,
+/// "Programs keyed by the line, lengths shared").
 constexpr double kSharedLengthsWithin = 1.25;
 
 /// FFTW: every even fast size at its length (the smallest that fits is the cheapest), any length

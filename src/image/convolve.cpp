@@ -96,7 +96,8 @@ AxisTiling tile_axis(int length, int size, int centre, Boundary b, int max_fft, 
         const auto [n, c] = cheapest_tiles(length, size, lengths.tile_from, std::min<long long>(lengths.tile_to, max_fft), lengths);
         if (n != 0 && c <= kTilesPay * static_cast<double>(fft) * lengths.cost(fft)) fft = n, tiled = true;
     }
-    if (fft != 0 && !tiled && axis >= 0) fft = lengths.best(need, max_fft, axis);  // the batch's shared length
+    if (fft != 0 && !tiled)
+        if (const long long shared = lengths.shared_length(need, max_fft, axis)) fft = shared;  // the batch's shared length
     if (fft == 0) fft = cheapest_tiles(length, size, size + 1, max_fft, lengths).first;
     if (fft == 0)
         throw Error("a " + std::to_string(size) + "-pixel kernel leaves no room in an FFT of at most " + std::to_string(max_fft) +

@@ -4,6 +4,7 @@
 #include "app/cli.h"
 #include "app/options.h"
 #include "app/resources.h"
+#include "base/core_pool.h"
 #include "gl/program.h"
 #include "image/colour.h"
 #include "image/convolve.h"
@@ -663,9 +664,8 @@ private:
     /// GL thread, as the workers start reading: the programs of every size the batch's headers
     /// gave (share_batch_lengths), compiled side by side, then the transform and kernel spectrum
     /// of the first file's size and plan (from its header), so that the first file does not wait
-    /// for them. A
-    /// failure here is the first GPU file's: it is rethrown there, as if that file had met it (and
-    /// retried with smaller tiles where memory ran out).
+    /// for them. A failure here is the first GPU file's: it is rethrown there, as if that file had
+    /// met it (and retried with smaller tiles where memory ran out).
     void gpu_prepare() {
         if (!first_known_) return;
         try {
@@ -931,17 +931,17 @@ private:
     }
 
     /// Before the batch: where the transform compiles programs for each FFT length (the compute
-    /// backend) and several files come, their sizes from their headers (read on every core), so
+    /// backend) and several files come, their sizes from their headers (read on the CorePool), so
     /// that their grids share few lengths (share_lengths, unless --exact-grids), the plan's and
     /// the filter's alike, and gpu_prepare() compiles all their programs at once. A file whose
     /// header cannot be read is left out (its own read reports the problem).
     void share_batch_lengths() {
         if (!gpu_ || o_.spectrum || backend_ == Backend::Fftw || jobs_.size() < 2 || !lengths_.programs_per_length) return;
         std::vector<std::array<int, 2>> sizes(jobs_.size(), {0, 0});
-        const size_t parts = std::min<size_t>(jobs_.size(), static_cast<size_t>(std::max(1, workers_)));
+        const size_t parts = std::min<size_t>(jobs_.size(), CorePool::get().size());
         std::vector<std::future<void>> done;
         for (size_t part = 0; part < parts; ++part)
-            done.push_back(std::async(std::launch::async, [&, part] {
+            done.push_back(CorePool::get().run([&, part] {
                 for (size_t i = part; i < jobs_.size(); i += parts)
                     if (jobs_[i].problem.empty()) png_dimensions(jobs_[i].input, sizes[i][0], sizes[i][1]);
             }));
@@ -980,7 +980,7 @@ private:
     Work first_;
     size_t first_sample_bytes_ = 0;
     bool first_known_ = false;
-    std::vector<std::array<int, 2>> batch_sizes_;  // the files' sizes where their lengths are shared
+    std::vector<std::array<int, 2>> batch_sizes_;  // the files' sizes (share_batch_lengths), else none
     const Backend backend_;
     const std::chrono::steady_clock::time_point start_;
     const int compression_;
