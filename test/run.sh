@@ -11,6 +11,14 @@ if [ -z "${GPUFFT_PROGRAM_CACHE+set}" ]; then
     export GPUFFT_PROGRAM_CACHE
     trap 'rm -rf "$GPUFFT_PROGRAM_CACHE"' EXIT
 fi
+# Each binary's tests in processes side by side, one a core (at most four): llvmpipe compiles a
+# program on one core at its first use, and with Mesa's shader cache empty compiling is most of
+# the run (check.cpp; GPUFFT_TEST_JOBS=1 runs them one at a time).
+if [ -z "${GPUFFT_TEST_JOBS+set}" ]; then
+    cores=$(nproc 2>/dev/null || echo 1)
+    GPUFFT_TEST_JOBS=$(( cores < 4 ? cores : 4 ))
+    export GPUFFT_TEST_JOBS
+fi
 run_one() {
     local name=$1; shift
     echo "== $name"

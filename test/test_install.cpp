@@ -17,6 +17,8 @@
 
 using namespace gpufft;
 
+static const check::Serial serial("both tests run make in the repository");
+
 namespace {
 
 /// The repository: the first directory above the test binary with a Makefile and src/gpufft.

@@ -366,3 +366,24 @@ TEST(top_level_holds_only_the_projects_entries) {
     std::istringstream in(r.out);
     for (std::string entry; std::getline(in, entry);) EXPECT(allowed.count(entry), "unexpected top-level entry \"", entry, "\"");
 }
+
+// The harness's test processes side by side (check.cpp, GPUFFT_TEST_JOBS): each test runs once
+// and is counted once, and a test whose process dies fails alone while the rest still run.
+TEST(tests_side_by_side_run_each_once) {
+    const std::string binary = test::bin_dir() + "/test/test_fuzz_inputs";
+    const char* names[] = {"png_seeds_are_read_or_refused_in_one_line", "kernel_seeds_are_parsed_or_refused_in_one_line",
+                           "kept_fuzz_inputs_replay_clean"};
+    auto lines_of = [](const std::string& out, const std::string& name, const char* verdict) {
+        int n = 0;
+        std::istringstream in(out);
+        for (std::string line; std::getline(in, line);) n += line.rfind(verdict, 0) == 0 && line.find(" " + name + " ") != std::string::npos;
+        return n;
+    };
+    test::Result r = test::run("GPUFFT_TEST_JOBS=1 '" + binary + "' --jobs 3");
+    EXPECT(r.status == 0 && r.out.find("\n3 passed, 0 failed\n") != std::string::npos, "three at once: exit ", r.status, ": ", r.out, r.err);
+    for (const char* name : names) EXPECT(lines_of(r.out, name, "ok") == 1, name, " not reported once: ", r.out);
+    r = test::run("GPUFFT_TEST_ABORT=kernel_seeds_are_parsed_or_refused_in_one_line GPUFFT_TEST_JOBS=2 '" + binary + "'");
+    EXPECT(r.status == 1 && r.out.find("\n2 passed, 1 failed\n") != std::string::npos, "one crashing: exit ", r.status, ": ", r.out, r.err);
+    EXPECT(lines_of(r.out, names[1], "FAIL") == 1 && r.out.find("(its process ended: signal 6)") != std::string::npos, "the crash: ", r.out);
+    EXPECT(lines_of(r.out, names[0], "ok") == 1 && lines_of(r.out, names[2], "ok") == 1, "the others: ", r.out);
+}

@@ -12,6 +12,8 @@
 using namespace gpufft;
 using test::TempDir;
 
+static const check::Serial serial("xvfb-run -a picks a display that another process may take");
+
 namespace {
 
 std::string teapot() { return test::bin_dir() + "/teapot"; }
