@@ -360,6 +360,102 @@ ComputeFft* compute_fft(Size s, const FftOptions& o, const std::string& what) {
     return fft;
 }
 
+// The two slowest tests to compile for (each about 100-200 s with Mesa's shader cache empty, on
+// the 2-core machine) come first among the compute backend's, so that with tests side by side
+// (check.cpp) they are not the last still running.
+
+// Composite radices whose factors are coprime (6, 10, 12, 14, 15; dft()'s split a x b with its
+// twiddles between the small DFTs), each first, in the middle and last, on rows (row pairs) and
+// columns (the untangled loads, the filter's inverse from registers), whole lines, the four-step
+// route (the filter's step B) and folded lines: forward and back, filter and inverse alone against
+// FFTW. (Good and Thomas's prime-factor order for them, without those twiddles, was built, tested
+// here and measured slower on the H200: src/README.md, "Row tails".)
+TEST(coprime_composite_radices_match_fftw) {
+    test::context();
+    if (!ComputeFft::supported()) return;
+    struct Case {
+        Size size;
+        const char* plan;
+        int max_line, row_split, column_split, fold;
+        std::vector<const char*> seen;  // in the filter's dispatches
+    };
+    for (const Case& c : {Case{{120, 90}, "120:12x10,90:6x15", 0, 0, 0, 0, {"(radices 12 x 10)", "(radices 6 x 15)"}},
+                         Case{{84, 70}, "84:14x6,70:10x7", 0, 0, 0, 0, {"(radices 14 x 6)", "(radices 10 x 7)"}},
+                         Case{{120, 60}, "120:2x6x10,60:6x2x5", 0, 0, 0, 0, {"(radices 2 x 6 x 10)", "(radices 6 x 2 x 5)"}},
+                         Case{{240, 180}, "60:6x10,30:6x5", 64, 4, 6, 0, {"(radices 6 x 10)", "(radices 6 x 5)"}},
+                         Case{{240, 120}, "120:12x10,60:6x10", 128, 0, 0, 2, {"(radices 12 x 10), ", "folded"}}}) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        o.compute_plan = c.plan;
+        o.compute_max_line = c.max_line;
+        o.compute_row_split = c.row_split;
+        o.compute_column_split = c.column_split;
+        o.compute_fold = c.fold;
+        const std::string at = std::string("coprime composites, plan ") + c.plan;
+        auto* fft = compute_fft(c.size, o, at);
+        if (!fft) continue;
+        const std::vector<std::string> dispatches = fft->describe_dispatches();
+        for (const char* want : c.seen)
+            EXPECT(std::any_of(dispatches.begin(), dispatches.end(), [&](const std::string& d) { return d.find(want) != std::string::npos; }),
+                   at, ": no dispatch with \"", want, "\"");
+        const Size s = c.size;
+        expect_forward_and_back_match_fftw(at, *fft, s);
+        expect_filter_matches_fftw(at, *fft, s);
+        expect_inverse_matches_fftw(at + " (inverse alone)", *fft, s, 11 + s.m);
+    }
+}
+
+// Filters as the transposed problem (FftOptions::compute_transpose, ComputeFft::transposed()): a
+// transform of N x M fetches the image's columns as its rows and stores its rows' results (H) and
+// the output transposed, so that every dispatch stores down its target's columns. The rule, sizes
+// with each route (whole rows, rows as channel pairs, four-step rows and columns, a row tail, mixed
+// lengths, tall and wide), a batch bit for bit against single filters, the forward (not
+// transposed) unchanged, and the options that keep a filter as it is. A build storing the output without the swap fails every filter
+// here (relative error 1.3 at 48x40).
+TEST(transposed_filters_match_fftw) {
+    // The GPU row's rule (longest whole line 4096, above 4096): columns of 4100-8192, multiples of 4.
+    for (auto [height, yes] : {std::pair{8192, true}, {6000, true}, {4100, true}, {4096, false}, {16384, false}, {6002, false}, {1080, false}})
+        EXPECT(ComputeFft::transposes_columns(height, 4096, 4096) == yes, "columns of ", height, ": transposed ", !yes);
+    EXPECT(!ComputeFft::transposes_columns(8192, 4096, 0), "the software row transposes nothing");
+    test::context();
+    if (!ComputeFft::supported()) return;
+    const struct {
+        Size size;
+        int max_line, tail;
+    } cases[] = {{{64, 32}, 0, 0}, {{48, 40}, 0, 0}, {{40, 48}, 0, 0}, {{30, 28}, 0, 0}, {{20, 24}, 16, 0},
+                 {{12, 60}, 16, 0}, {{64, 256}, 16, 0}, {{24, 90}, 0, 5}};
+    for (auto [size, max_line, tail] : cases) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        o.compute_transpose = 1;
+        o.compute_max_line = max_line;
+        o.compute_row_tail = tail;
+        const Size s = size;
+        const std::string at = "transposed " + std::to_string(s.m) + "x" + std::to_string(s.n) + " max-line " + std::to_string(max_line);
+        auto* fft = compute_fft(s, o, at);
+        if (!fft) continue;
+        EXPECT(fft->transposed() && fft->kernel_size() == (std::array<int, 2>{s.n, s.m}) && fft->reorders_kernel(), at, ": not transposed");
+        int tails = 0;
+        for (const std::string& d : fft->describe_dispatches()) {
+            EXPECT(d.rfind("transposed ", 0) == 0, at, ": ", d);
+            tails += d.find("(tail)") != std::string::npos;
+        }
+        EXPECT(tails == (tail > 0 ? 2 : 0), at, ": ", tails, " tail dispatches");
+        expect_filter_matches_fftw(at, *fft, s);
+        expect_forward_and_back_match_fftw(at, *fft, s);
+        expect_batch_matches_singles(at, *fft, s, 7 + s.m, 50);
+    }
+    // Off, by default on this GL (the software row), and where lines fold: not transposed.
+    for (int setting : {-1, 0, 2}) {
+        FftOptions o;
+        o.backend = Backend::Compute;
+        o.compute_transpose = setting == 2 ? 1 : setting;
+        if (setting == 2) o.compute_max_line = 16, o.compute_fold = 2;
+        auto* fft = compute_fft({32, 24}, o, "transpose " + std::to_string(setting));
+        EXPECT(fft && !fft->transposed() && fft->kernel_size() == (std::array<int, 2>{32, 24}), "setting ", setting, ": transposed");
+    }
+}
+
 // The numerical tests above cover the compute backend's two twiddle paths only if its dispatches
 // take them: whole rows from the storage buffer at every size, whole columns over 1024 (8 x 2048)
 // in their forward stages, the four-step steps (columns of 2048 split by the four-step chain)
@@ -1470,57 +1566,6 @@ TEST(row_tails_match_fftw) {
     }
 }
 
-// Filters as the transposed problem (FftOptions::compute_transpose, ComputeFft::transposed()): a
-// transform of N x M fetches the image's columns as its rows and stores its rows' results (H) and
-// the output transposed, so that every dispatch stores down its target's columns. The rule, sizes
-// with each route (whole rows, rows as channel pairs, four-step rows and columns, a row tail, mixed
-// lengths, tall and wide), a batch bit for bit against single filters, the forward (not
-// transposed) unchanged, and the options that keep a filter as it is. A build storing the output without the swap fails every filter
-// here (relative error 1.3 at 48x40).
-TEST(transposed_filters_match_fftw) {
-    // The GPU row's rule (longest whole line 4096, above 4096): columns of 4100-8192, multiples of 4.
-    for (auto [height, yes] : {std::pair{8192, true}, {6000, true}, {4100, true}, {4096, false}, {16384, false}, {6002, false}, {1080, false}})
-        EXPECT(ComputeFft::transposes_columns(height, 4096, 4096) == yes, "columns of ", height, ": transposed ", !yes);
-    EXPECT(!ComputeFft::transposes_columns(8192, 4096, 0), "the software row transposes nothing");
-    test::context();
-    if (!ComputeFft::supported()) return;
-    const struct {
-        Size size;
-        int max_line, tail;
-    } cases[] = {{{64, 32}, 0, 0}, {{48, 40}, 0, 0}, {{40, 48}, 0, 0}, {{30, 28}, 0, 0}, {{20, 24}, 16, 0},
-                 {{12, 60}, 16, 0}, {{64, 256}, 16, 0}, {{24, 90}, 0, 5}};
-    for (auto [size, max_line, tail] : cases) {
-        FftOptions o;
-        o.backend = Backend::Compute;
-        o.compute_transpose = 1;
-        o.compute_max_line = max_line;
-        o.compute_row_tail = tail;
-        const Size s = size;
-        const std::string at = "transposed " + std::to_string(s.m) + "x" + std::to_string(s.n) + " max-line " + std::to_string(max_line);
-        auto* fft = compute_fft(s, o, at);
-        if (!fft) continue;
-        EXPECT(fft->transposed() && fft->kernel_size() == (std::array<int, 2>{s.n, s.m}) && fft->reorders_kernel(), at, ": not transposed");
-        int tails = 0;
-        for (const std::string& d : fft->describe_dispatches()) {
-            EXPECT(d.rfind("transposed ", 0) == 0, at, ": ", d);
-            tails += d.find("(tail)") != std::string::npos;
-        }
-        EXPECT(tails == (tail > 0 ? 2 : 0), at, ": ", tails, " tail dispatches");
-        expect_filter_matches_fftw(at, *fft, s);
-        expect_forward_and_back_match_fftw(at, *fft, s);
-        expect_batch_matches_singles(at, *fft, s, 7 + s.m, 50);
-    }
-    // Off, by default on this GL (the software row), and where lines fold: not transposed.
-    for (int setting : {-1, 0, 2}) {
-        FftOptions o;
-        o.backend = Backend::Compute;
-        o.compute_transpose = setting == 2 ? 1 : setting;
-        if (setting == 2) o.compute_max_line = 16, o.compute_fold = 2;
-        auto* fft = compute_fft({32, 24}, o, "transpose " + std::to_string(setting));
-        EXPECT(fft && !fft->transposed() && fft->kernel_size() == (std::array<int, 2>{32, 24}), "setting ", setting, ": transposed");
-    }
-}
-
 // With --compute-fuse-tail on, a filter whose rows are channel pairs and whose columns split in
 // fused halves leaves its last column step (the two-point step A inverse) to the inverse rows'
 // loads: step B stores each element tangled alone (STORE_TANGLED), and the filter takes three
@@ -1911,47 +1956,6 @@ TEST(transposed_filter_makes_its_spectrum_when_asked) {
     o.compute_transpose = -1;
     ComputeFft plain(cache, s.m, s.n, o);
     EXPECT(plain.kernel_reads_spectrum(), "not transposed, yet the kernel skips the spectrum");
-}
-
-// Composite radices whose factors are coprime (6, 10, 12, 14, 15; dft()'s split a x b with its
-// twiddles between the small DFTs), each first, in the middle and last, on rows (row pairs) and
-// columns (the untangled loads, the filter's inverse from registers), whole lines, the four-step
-// route (the filter's step B) and folded lines: forward and back, filter and inverse alone against
-// FFTW. (Good and Thomas's prime-factor order for them, without those twiddles, was built, tested
-// here and measured slower on the H200: src/README.md, "Row tails".)
-TEST(coprime_composite_radices_match_fftw) {
-    test::context();
-    if (!ComputeFft::supported()) return;
-    struct Case {
-        Size size;
-        const char* plan;
-        int max_line, row_split, column_split, fold;
-        std::vector<const char*> seen;  // in the filter's dispatches
-    };
-    for (const Case& c : {Case{{120, 90}, "120:12x10,90:6x15", 0, 0, 0, 0, {"(radices 12 x 10)", "(radices 6 x 15)"}},
-                         Case{{84, 70}, "84:14x6,70:10x7", 0, 0, 0, 0, {"(radices 14 x 6)", "(radices 10 x 7)"}},
-                         Case{{120, 60}, "120:2x6x10,60:6x2x5", 0, 0, 0, 0, {"(radices 2 x 6 x 10)", "(radices 6 x 2 x 5)"}},
-                         Case{{240, 180}, "60:6x10,30:6x5", 64, 4, 6, 0, {"(radices 6 x 10)", "(radices 6 x 5)"}},
-                         Case{{240, 120}, "120:12x10,60:6x10", 128, 0, 0, 2, {"(radices 12 x 10), ", "folded"}}}) {
-        FftOptions o;
-        o.backend = Backend::Compute;
-        o.compute_plan = c.plan;
-        o.compute_max_line = c.max_line;
-        o.compute_row_split = c.row_split;
-        o.compute_column_split = c.column_split;
-        o.compute_fold = c.fold;
-        const std::string at = std::string("coprime composites, plan ") + c.plan;
-        auto* fft = compute_fft(c.size, o, at);
-        if (!fft) continue;
-        const std::vector<std::string> dispatches = fft->describe_dispatches();
-        for (const char* want : c.seen)
-            EXPECT(std::any_of(dispatches.begin(), dispatches.end(), [&](const std::string& d) { return d.find(want) != std::string::npos; }),
-                   at, ": no dispatch with \"", want, "\"");
-        const Size s = c.size;
-        expect_forward_and_back_match_fftw(at, *fft, s);
-        expect_filter_matches_fftw(at, *fft, s);
-        expect_inverse_matches_fftw(at + " (inverse alone)", *fft, s, 11 + s.m);
-    }
 }
 
 // The device rows' measured line plans (ComputeTuning::line_plans): the GPU row's 1000 as 8 5 5 5

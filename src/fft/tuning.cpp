@@ -48,7 +48,10 @@ const ComputeTuning& compute_tuning(bool software_rasterizer) {
     static const ComputeTuning software = {
         // Mesa's llvmpipe and the like: a JIT for which big unrolled programs are slow to compile
         // (radix 16: 10-20 s; radix 4 with 2 components: about 1 s), while the CPU gains nothing
-        // from fewer exchange rounds: at most 2 components.
+        // from fewer exchange rounds: at most 2 components. (4 components a round compiled
+        // 1024^2, 120x72, 28x24, 8x2048 and 18x14's programs in 43 s against 61 s, but
+        // test_core's composite radices (12 x 10, 6 x 15 and the like), 231 s in all with 2,
+        // were still in Mesa's GLSL compile after 10 minutes, at 2.6 GB: 2026-11-29, Mesa 22.3.)
         "software rasterizer", 4, 8, 1024, 4, 4, 2, 2, 2, 16, 2, 2, 1024, 2, 2, 4096, true, 1024, "", 0, 4, 0};
     static const ComputeTuning gpu = {
         // Measured on NVIDIA's H200 and H100 (src/README.md); the default for other GPUs too.
