@@ -138,7 +138,10 @@ void run_parallel(const std::vector<size_t>& selected, int jobs, int& passed, in
         for (Worker& w : workers)
             if (w.out >= 0) fds.push_back({w.out, POLLIN, 0}), of.push_back(&w);
         if (fds.empty()) break;
-        if (poll(fds.data(), fds.size(), -1) < 0) continue;
+        if (poll(fds.data(), fds.size(), -1) < 0) {
+            if (errno == EINTR) continue;
+            throw std::runtime_error(std::string("poll failed: ") + std::strerror(errno));   // not a spin on the same error
+        }
         for (size_t k = 0; k < fds.size(); ++k) {
             if (!fds[k].revents) continue;
             Worker& w = *of[k];
