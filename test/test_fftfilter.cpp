@@ -1034,6 +1034,42 @@ TEST(batch_refuses_impossible_outputs_before_filtering) {
     EXPECT(nodir.status != 0 && test::count_lines(nodir.err) == 1, "directory under a file: exit ", nodir.status, ": ", nodir.err);
 }
 
+TEST(writes_the_system_refuses_fail_their_file_with_the_reason) {
+    // A write the system refuses (a full disk: ENOSPC; here the file-size limit that prlimit sets:
+    // EFBIG) fails its file alone: one line with the system's reason, the temporary removed, the
+    // other files written as without the limit. The tools ignore SIGXFSZ, which would otherwise end
+    // the process at the limit with its temporaries left. Every writer: libdeflate's and the run
+    // coder's chunks, libpng's (level 6), a streamed output, the GPU's coded stream.
+    TempDir dir;
+    EXPECT(test::run(tool() + " -q --synth 240x240:power=2:seed=5:colour -o " + dir / "d0.png").status == 0, "synth");
+    fixture::write_file(dir / "small.png", fixture::encode(fixture::random_png(16, 16, 2, 8, false, false, 7)));
+    struct Case {
+        const char* environment;
+        const char* options;
+    };
+    const Case cases[] = {{"", "--backend fftw"},
+                          {"", "--backend fftw --compression 6"},
+                          {"", "--backend fftw --stream always"},
+                          {"GPUFFT_GPU_DEFLATE=on ", "--backend compute -j 2"}};
+    for (const Case& c : cases) {
+        const std::string tag = std::string(c.environment) + c.options;
+        const std::string free = dir / ("free" + std::to_string(&c - cases)), held = dir / ("held" + std::to_string(&c - cases));
+        const std::string args = std::string(" -q -k gaussian:2 ") + c.options + " " + dir / "d0.png " + dir / "small.png -o ";
+        test::Result r = test::run(c.environment + tool() + args + free);
+        const size_t large = test::read_bytes(free + "/d0.png").size(), small = test::read_bytes(free + "/small.png").size();
+        EXPECT(r.status == 0 && small > 0 && large > 4 * small, tag, ": unlimited run: exit ", r.status, ", outputs of ", large, " and ",
+               small, " bytes: ", r.err);
+        const size_t limit = large / 2;
+        r = test::run(std::string(c.environment) + "prlimit --fsize=" + std::to_string(limit) + " " + tool() + args + held);
+        EXPECT(r.status == 1 && test::count_lines(r.err) == 1 &&
+                   r.err.find(held + "/d0.png: cannot write PNG: write error: File too large") != std::string::npos,
+               tag, ": limited to ", limit, " bytes: exit ", r.status, ": ", r.err);
+        const std::vector<std::string> left = TempDir::list_of(held);
+        EXPECT(left == std::vector<std::string>{"small.png"}, tag, ": left ", left.size(), " entries (", left.empty() ? "" : left[0], ")");
+        EXPECT(test::read_bytes(held + "/small.png") == test::read_bytes(free + "/small.png"), tag, ": small.png differs");
+    }
+}
+
 namespace {
 
 /// The format of an RGB 8-bit PNG.

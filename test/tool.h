@@ -57,8 +57,10 @@ public:
     const std::string& path() const { return path_; }
     std::string operator/(const std::string& name) const { return path_ + "/" + name; }
     /// Names of the entries, hidden ones included, sorted.
-    std::vector<std::string> list() const {
-        Result r = run("ls -A '" + path_ + "' | sort");
+    std::vector<std::string> list() const { return list_of(path_); }
+    /// The same for any directory.
+    static std::vector<std::string> list_of(const std::string& path) {
+        Result r = run("ls -A '" + path + "' | sort");
         std::vector<std::string> names;
         std::istringstream in(r.out);
         for (std::string line; std::getline(in, line);) names.push_back(line);

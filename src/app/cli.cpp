@@ -42,12 +42,23 @@ sigset_t stop_signals_taken() {
     return set;
 }
 
+// Whether SIGXFSZ was at its default action at start: the tool then ignores it, so that a write
+// past the file-size limit (`ulimit -f`) fails with EFBIG and only its file fails (one line, its
+// temporary removed) instead of the signal ending the process with temporaries left; programs the
+// tool starts get it back at its default.
+bool file_size_signal_taken() {
+    struct sigaction now;
+    return sigaction(SIGXFSZ, nullptr, &now) == 0 && now.sa_handler == SIG_DFL;
+}
+const bool kFileSizeSignalTaken = file_size_signal_taken();
+
 // Blocks the stop signals in the calling thread, before it starts any other (they inherit the
 // mask: the workers, the GL driver's and FFTW's threads), and leaves them to a thread of their
 // own: it removes the temporary files of the outputs not yet finished (the finished ones are in
 // place, and the list stays locked so that no thread finishes another), says so in one line, and
 // ends the process by the same signal, as if it had not been caught.
 void stop_on_signals(const char* tool) {
+    if (kFileSizeSignalTaken) std::signal(SIGXFSZ, SIG_IGN);
     const sigset_t set = stop_signals_taken();
     if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;
     std::thread([set, tool] {
@@ -73,7 +84,8 @@ int run_program(const std::vector<std::string>& argv, bool errors_to_output) {
     // The program starts with the stop signals as the tool was started: not blocked, at their
     // default action where they were (std::system would pass on the mask stop_on_signals() set,
     // which bash keeps; dash, Debian's /bin/sh, happens to clear it).
-    const sigset_t set = stop_signals_taken();
+    sigset_t set = stop_signals_taken();
+    if (kFileSizeSignalTaken) sigaddset(&set, SIGXFSZ);
     sigset_t none;
     sigemptyset(&none);
     posix_spawnattr_t attr;

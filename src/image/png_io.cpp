@@ -78,9 +78,26 @@ void read_data(png_structp png, png_bytep data, size_t length) {
     }
 }
 
+// The reason this thread's last write to an output failed (errno: a full disk, a file-size limit),
+// for the file's one line: libpng's writes and our own chunks' (write_chunk) fail the same way.
+thread_local int t_write_errno = 0;
+
+bool put(const void* data, size_t length, FILE* file) {
+    if (std::fwrite(data, 1, length, file) == length) return true;
+    t_write_errno = errno;
+    return false;
+}
+
+void describe_write_error(char* message, size_t size) {
+    if (t_write_errno) std::snprintf(message, size, "write error: %s", std::strerror(t_write_errno));
+    else std::snprintf(message, size, "write error");
+}
+
 void write_data(png_structp png, png_bytep data, size_t length) {
     auto* c = static_cast<PngContext*>(png_get_io_ptr(png));
-    if (std::fwrite(data, 1, length, c->file) != length) png_error(png, "write error");
+    if (put(data, length, c->file)) return;
+    describe_write_error(c->message, sizeof c->message);  // (no C++ temporaries across libpng's longjmp)
+    png_error(png, c->message);
 }
 
 void flush_data(png_structp) {}
@@ -1164,8 +1181,7 @@ bool write_chunk(FILE* file, const char* type, const unsigned char* data, size_t
     if (length > 0) crc = libdeflate_crc32(crc, data, length);  // (a null buffer restarts it)
     const unsigned char tail[4] = {static_cast<unsigned char>(crc >> 24), static_cast<unsigned char>(crc >> 16),
                                    static_cast<unsigned char>(crc >> 8), static_cast<unsigned char>(crc)};
-    return std::fwrite(head, 1, 8, file) == 8 && (length == 0 || std::fwrite(data, 1, length, file) == length) &&
-           std::fwrite(tail, 1, 4, file) == 4;
+    return put(head, 8, file) && (length == 0 || put(data, length, file)) && put(tail, 4, file);
 }
 
 // zlib's header for a stream deflated at `level`: deflate with a 32 KiB window, the level's class
@@ -1486,7 +1502,7 @@ struct PngWriter::State {
     [[noreturn]] void fail() { throw Error(path + ": cannot write PNG: " + (c.message[0] ? c.message : "out of memory")); }
     /// What our own chunk writes (write_deflated(), write_chunk()) fail with, as libpng's writes do.
     [[noreturn]] void fail_writing() {
-        std::snprintf(c.message, sizeof c.message, "write error");
+        describe_write_error(c.message, sizeof c.message);
         fail();
     }
 };

@@ -18,9 +18,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -490,6 +492,12 @@ void plot(const std::vector<Row>& rows, const Options& o, const std::string& pat
                     data << static_cast<double>(r.size.m) * r.size.n << ' ' << r.gpu_ms << ' ' << r.fftwf1_ms << ' ' << r.fftwfn_ms << ' '
                          << r.gpu_filter.rel_rms << ' ' << r.fftwf_filter.rel_rms << '\n';
             data << "\n\n";
+        }
+        if (!data.flush()) {  // (a full /tmp would leave gnuplot part of the points, silently)
+            const int e = errno;
+            data.close();
+            remove_temporary_file(data_name);
+            throw Error(path + ": cannot write gnuplot's data to " + data_name + (e ? std::string(": ") + std::strerror(e) : ""));
         }
     }
     std::string temp = dir + "/." + base_name(path) + ".tmp-plot.png", file = "'" + data_name + "'";
