@@ -602,7 +602,7 @@ TEST(bad_inputs_fail_cleanly) {
         // Streamed (it does not fit whole), it fails where its data ends, leaving nothing.
         {dir / "huge.png -o " + out, 1, "huge.png: corrupt PNG: Not enough image data"},
         {dir / "zero.png -o " + out, 1, "zero.png: corrupt PNG: Invalid IHDR data (Image width is zero in IHDR)"},
-        {dir / "adir.png -o " + out, 1, "adir.png: is a directory"},
+        {dir / "adir.png -o " + out, 2, "adir.png: a directory with no PNG files"},
         {in + " -k box:9000 -o " + out, 2, "kernel 'box:9000'"},
         {in + " -k gausian:2 -o " + out, 2, "unknown kernel 'gausian:2'"},
         {in + " -k " + dir / "text.png" + " -o " + out, 2, "text.png: not a PNG file"},
@@ -1032,6 +1032,67 @@ TEST(batch_refuses_impossible_outputs_before_filtering) {
     }
     test::Result nodir = test::run(tool() + " -o " + dir / "a.png/sub/ " + dir / "a.png " + dir / "b.png");
     EXPECT(nodir.status != 0 && test::count_lines(nodir.err) == 1, "directory under a file: exit ", nodir.status, ": ", nodir.err);
+}
+
+TEST(directories_stand_for_their_png_files) {
+    // A directory operand is the PNG files directly in it, in name order (any case of .png, a link
+    // to one too), without its subdirectories, hidden files, other files or this tool's default
+    // outputs' names; the outputs are those of the same files named one by one.
+    TempDir dir;
+    test::run("mkdir " + dir / "in" + " " + dir / "in/sub");
+    std::vector<std::string> names = {"b.png", "A.PNG", "sub/c.png", ".hidden.png", "a.filtered.png", "a.spectrum.png"};
+    for (size_t i = 0; i < names.size(); ++i)
+        fixture::write_file(dir / ("in/" + names[i]), fixture::encode(fixture::random_png(12 + int(i), 10, 2, 8, false, false, 30 + int(i))));
+    fixture::write_file(dir / "in/notes.txt", fixture::Bytes{'h', 'i'});
+    test::run("ln -s b.png " + dir / "in/link.png");
+    test::Result r = test::run(tool() + " -q -k box:3 " + dir / "in" + " -o " + dir / "out");
+    const std::vector<std::string> outputs = TempDir::list_of(dir / "out");
+    EXPECT(r.status == 0 && outputs == (std::vector<std::string>{"A.PNG", "b.png", "link.png"}), "exit ", r.status, ", ", outputs.size(),
+           " outputs: ", r.err);
+    // In name order (bytes: upper case first): the first of three shards takes the first file.
+    EXPECT(test::run(tool() + " -q -k box:3 --shard 1/3 " + dir / "in" + " -o " + dir / "first").status == 0 &&
+               TempDir::list_of(dir / "first") == std::vector<std::string>{"A.PNG"},
+           "--shard 1/3 of the directory: ", TempDir::list_of(dir / "first").size(), " outputs");
+    test::Result one = test::run(tool() + " -q -k box:3 " + dir / "in/A.PNG" + " " + dir / "in/b.png" + " " + dir / "in/link.png" +
+                                 " -o " + dir / "named");
+    EXPECT(one.status == 0, "the files by name: ", one.err);
+    for (const char* name : {"A.PNG", "b.png", "link.png"})
+        EXPECT(test::read_bytes(dir / ("out/" + std::string(name))) == test::read_bytes(dir / ("named/" + std::string(name))), name,
+               " differs from the file named alone");
+    // Without -o the outputs go beside the inputs, and a second run does not take them as inputs.
+    EXPECT(test::run(tool() + " -q -k box:3 " + dir / "in").status == 0, "beside the inputs");
+    test::Result again = test::run(tool() + " -k box:3 --skip-existing " + dir / "in");
+    EXPECT(again.status == 0 && again.err.find("0 files, 3 skipped (their outputs exist)") != std::string::npos,
+           "again, the outputs beside: ", again.err);
+    test::run("mkdir " + dir / "empty");
+    test::Result empty = test::run(tool() + " " + dir / "empty");
+    EXPECT(empty.status == 2 && test::count_lines(empty.err) == 1 && empty.err.find("empty: a directory with no PNG files") != std::string::npos,
+           "an empty directory: exit ", empty.status, ": ", empty.err);
+}
+
+TEST(skip_existing_resumes_a_stopped_batch) {
+    // --skip-existing leaves out the inputs whose output is there (outputs are whole or absent) and
+    // filters the rest as a first run would; an output there is not touched. With --force it is a
+    // usage error.
+    TempDir dir;
+    std::string inputs;
+    for (int i = 0; i < 5; ++i) {
+        fixture::write_file(dir / ("f" + std::to_string(i) + ".png"), fixture::encode(fixture::random_png(20, 14, 6, 8, false, false, 60 + i)));
+        inputs += " " + dir / ("f" + std::to_string(i) + ".png");
+    }
+    EXPECT(test::run(tool() + " -q -k disk:2" + inputs + " -o " + dir / "first").status == 0, "first run");
+    test::run("mkdir " + dir / "out && cp " + dir / "first/f0.png " + dir / "first/f3.png " + dir / "out/");
+    fixture::write_file(dir / "out/f1.png", fixture::Bytes{'k', 'e', 'p', 't'});  // not a PNG: --skip-existing trusts what is there
+    test::Result r = test::run(tool() + " -k disk:2 --skip-existing" + inputs + " -o " + dir / "out");
+    EXPECT(r.status == 0 && test::count_lines(r.err) == 1 && r.err.find("2 files, 0 failed, 3 skipped (their outputs exist)") != std::string::npos,
+           "resumed: exit ", r.status, ": ", r.err);
+    for (int i : {0, 2, 3, 4}) {
+        const std::string name = "f" + std::to_string(i) + ".png";
+        EXPECT(test::read_bytes(dir / ("out/" + name)) == test::read_bytes(dir / ("first/" + name)), name, " differs from the first run's");
+    }
+    EXPECT(test::read_bytes(dir / "out/f1.png") == "kept", "an output there was rewritten");
+    test::Result both = test::run(tool() + " -f --skip-existing" + inputs + " -o " + dir / "out");
+    EXPECT(both.status == 2 && test::count_lines(both.err) == 1, "--force with --skip-existing: exit ", both.status, ": ", both.err);
 }
 
 TEST(writes_the_system_refuses_fail_their_file_with_the_reason) {

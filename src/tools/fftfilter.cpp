@@ -27,6 +27,7 @@
 #include <cstring>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <future>
 #include <iostream>
 #include <memory>
@@ -67,6 +68,8 @@ struct Options {
     bool spectrum = false;
     std::string synth;
     bool force = false;
+    bool skip_existing = false;  // leave the inputs whose output exists (a batch resumed)
+    bool directory_inputs = false;  // an operand was a directory: outputs go to one directory
     int verbosity = 1;  // 0 quiet, 1 normal, 2 verbose
     bool normalize = true;
     bool linear = false;
@@ -112,6 +115,10 @@ std::vector<OptionSpec> option_specs(Options& o) {
              if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16");
          }},
         {"force", 'f', "", "replace existing outputs (never an input)", set_flag(o.force)},
+        {"skip-existing", 0, "",
+         "leave out the inputs whose output already exists: resumes a batch that was\n"
+         "stopped (an output is whole or absent); the summary counts them",
+         set_flag(o.skip_existing)},
         {"no-normalize", 0, "", "PNG kernels keep their raw values (8/16-bit mapped to [0, 1])", set_flag(o.normalize, false)},
         {"linear", 0, "",
          "filter in linear light: decode sRGB (or the file's gAMA) first, encode\n"
@@ -205,8 +212,12 @@ std::vector<OptionSpec> option_specs(Options& o) {
 void print_help() {
     Options defaults;
     std::printf(
-        "Usage: fftfilter [options] INPUT.png...     (- reads a list of paths from standard input)\n"
+        "Usage: fftfilter [options] INPUT.png|DIR...   (- reads a list of paths from standard input)\n"
         "       fftfilter --synth WxH[:power=P][:seed=S][:colour] -o OUT.png\n"
+        "\n"
+        "A directory stands for the PNG files in it, in name order: not its subdirectories, hidden\n"
+        "files or the names this tool gives its outputs by default (NAME.filtered.png and\n"
+        "NAME.spectrum.png); -o then names a directory.\n"
         "\n"
         "Filters PNG images on the GPU: forward 2D FFT, multiply by the kernel's spectrum, inverse FFT\n"
         "(Moreland & Angel, \"The FFT on a GPU\"), all four channels at once.\n"
@@ -226,17 +237,53 @@ void print_help() {
         options_help(option_specs(defaults)).c_str(), kernel_help().c_str());
 }
 
+bool ends_with(const std::string& name, const char* tail) {
+    const size_t n = std::strlen(tail);
+    if (name.size() < n) return false;
+    for (size_t i = 0; i < n; ++i)
+        if (std::tolower(static_cast<unsigned char>(name[name.size() - n + i])) != tail[i]) return false;
+    return true;
+}
+
+/// The inputs a directory operand stands for: the PNG files directly in it (a link to one too),
+/// sorted by name, leaving out hidden names (our temporary files among them) and the names of
+/// this tool's default outputs, so that filtering a folder twice does not filter its outputs.
+std::vector<std::string> png_files_in(const std::string& dir) {
+    std::vector<std::string> files;
+    std::error_code error;
+    for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+        const std::string name = it->path().filename().string();
+        if (name[0] == '.' || !ends_with(name, ".png") || ends_with(name, ".filtered.png") || ends_with(name, ".spectrum.png"))
+            continue;
+        std::error_code kind;
+        if (it->is_regular_file(kind)) files.push_back(dir + (dir.back() == '/' ? "" : "/") + name);
+    }
+    if (error) throw UsageError(dir + ": cannot read the directory: " + error.message());
+    if (files.empty()) throw UsageError(dir + ": a directory with no PNG files");
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
 Options parse_options_or_throw(int argc, char** argv) {
     Options o;
+    auto add = [&o](const std::string& path) {
+        if (!is_directory(path)) {
+            o.inputs.push_back(path);
+            return;
+        }
+        for (std::string& file : png_files_in(path)) o.inputs.push_back(std::move(file));
+        o.directory_inputs = true;
+    };
     for (const std::string& operand : parse_command_line(argc, argv, option_specs(o))) {
         if (operand == "-") {
             std::string line;
             while (std::getline(std::cin, line))
-                if (!line.empty()) o.inputs.push_back(line);
+                if (!line.empty()) add(line);
         } else {
-            o.inputs.push_back(operand);
+            add(operand);
         }
     }
+    if (o.force && o.skip_existing) throw UsageError("--force and --skip-existing exclude each other");
     if (o.synth.empty() && o.inputs.empty()) throw UsageError("no input files");
     if (!o.synth.empty() && !o.inputs.empty()) throw UsageError("--synth takes no input files");
     if (!o.synth.empty() && o.spectrum) throw UsageError("--synth and --spectrum exclude each other");
@@ -253,20 +300,13 @@ struct Job {
     std::string problem;  // refused before any work: the output is an input, or taken twice
 };
 
-bool ends_with_png(const std::string& path) {
-    if (path.size() < 4) return false;
-    std::string tail = path.substr(path.size() - 4);
-    std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return std::tolower(c); });
-    return tail == ".png";
-}
-
 /// Every input's output, checked before any file is read: a directory that cannot be made or
 /// written is one error for the batch, `-o NAME.png` with several inputs a usage error.
 std::vector<Job> plan_outputs(const Options& o) {
-    const bool directory = o.inputs.size() > 1 || (!o.output.empty() && (is_directory(o.output) || o.output.back() == '/'));
+    const bool directory = o.inputs.size() > 1 || o.directory_inputs || (!o.output.empty() && (is_directory(o.output) || o.output.back() == '/'));
     const char* suffix = o.spectrum ? ".spectrum.png" : ".filtered.png";
     if (directory && !o.output.empty()) {
-        if (!is_directory(o.output) && o.output.back() != '/' && ends_with_png(o.output))
+        if (!is_directory(o.output) && o.output.back() != '/' && ends_with(o.output, ".png"))
             throw UsageError("-o " + o.output + ": names one file, but there are " + std::to_string(o.inputs.size()) +
                              " inputs (give a directory)");
         make_directories(o.output);
@@ -303,6 +343,28 @@ std::vector<Job> plan_outputs(const Options& o) {
         jobs.push_back(job);
     }
     return jobs;
+}
+
+/// The summary's words for the inputs --skip-existing left out.
+std::string skipped_note(size_t skipped) {
+    return skipped ? ", " + std::to_string(skipped) + " skipped (their outputs exist)" : "";
+}
+
+/// --skip-existing: takes out the jobs whose output is already there (an output is whole or absent,
+/// so one there is finished), before any file is read; says which with -v. Returns how many.
+size_t skip_existing(std::vector<Job>& jobs, int verbosity) {
+    size_t skipped = 0;
+    std::vector<Job> left;
+    for (Job& job : jobs) {
+        if (job.problem.empty() && file_exists(job.output) && !is_directory(job.output)) {
+            ++skipped;
+            if (verbosity > 1) std::fprintf(stderr, "%s: %s: skipped, %s exists\n", kTool, job.input.c_str(), job.output.c_str());
+        } else {
+            left.push_back(std::move(job));
+        }
+    }
+    jobs = std::move(left);
+    return skipped;
 }
 
 /// The K-th of N parts: every N-th job from the K-th, so that N parts take each job once and the
@@ -433,9 +495,9 @@ std::string milliseconds(double seconds) {
 /// with the backend, kernel and outputs chosen before any file is read, and the report.
 class FilterBatch {
 public:
-    FilterBatch(const Options& o, Kernel kernel, std::vector<Job> jobs, std::unique_ptr<Gpu> gpu, Backend backend,
+    FilterBatch(const Options& o, Kernel kernel, std::vector<Job> jobs, size_t skipped, std::unique_ptr<Gpu> gpu, Backend backend,
                 std::chrono::steady_clock::time_point start)
-        : o_(o), kernel_(std::move(kernel)), jobs_(std::move(jobs)), gpu_(std::move(gpu)), backend_(backend), start_(start),
+        : o_(o), kernel_(std::move(kernel)), jobs_(std::move(jobs)), skipped_(skipped), gpu_(std::move(gpu)), backend_(backend), start_(start),
           compression_(o.compression < 0 ? kDefaultCompression : o.compression),
           workers_(o.jobs > 0 ? o.jobs : hardware_threads()), progress_(jobs_.size(), o.verbosity > 0) {
         fft_ = o.fft;
@@ -965,6 +1027,7 @@ private:
     const Options& o_;
     const Kernel kernel_;
     const std::vector<Job> jobs_;
+    const size_t skipped_;  // inputs left out, their outputs there (--skip-existing)
     std::unique_ptr<Gpu> gpu_;
     // Host areas (gpufft.h) where the GPU filters stored samples: the inputs' and outputs' samples
     // cross between workers and the GPU there, not through the GL thread; GPUFFT_HOST_AREAS=off:
@@ -1037,9 +1100,10 @@ int FilterBatch::run() {
                          measure_resources());
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const char* used = o_.spectrum ? "spectrum" : backend_name(backend_);
-    if (o_.verbosity > 0 && (jobs_.size() > 1 || o_.verbosity > 1))
-        std::fprintf(stderr, "%s: %zu file%s, %zu failed, %.1f MP in %.2f s, %.1f MP/s, backend %s\n", kTool, jobs_.size(),
-                     jobs_.size() == 1 ? "" : "s", failed_, megapixels_, seconds, seconds > 0 ? megapixels_ / seconds : 0.0, used);
+    if (o_.verbosity > 0 && (jobs_.size() > 1 || skipped_ > 0 || o_.verbosity > 1))
+        std::fprintf(stderr, "%s: %zu file%s, %zu failed%s, %.1f MP in %.2f s, %.1f MP/s, backend %s\n", kTool, jobs_.size(),
+                     jobs_.size() == 1 ? "" : "s", failed_, skipped_note(skipped_).c_str(), megapixels_, seconds,
+                     seconds > 0 ? megapixels_ / seconds : 0.0, used);
     if (o_.verbosity > 1 && seconds > 0) {
         // Each stage's share of what runs it: workers for decode, CPU filter and encode; the GL
         // thread for upload and download; the GPU for its own time; a streamed file's decoding
@@ -1126,6 +1190,11 @@ int run(const Options& o) {
         }
     }
     std::vector<Job> jobs = shard(plan_outputs(o), o.shard, o.shards);
+    const size_t skipped = o.skip_existing ? skip_existing(jobs, o.verbosity) : 0;
+    if (jobs.empty()) {  // every output there: nothing to read, no GL to start
+        if (o.verbosity > 0) std::fprintf(stderr, "%s: 0 files%s\n", kTool, skipped_note(skipped).c_str());
+        return kExitOk;
+    }
 
     // The backend: GL where asked for (or needed, for spectra); auto measures nothing at run time
     // but follows the measurements in the README: FFTW on all cores where the renderer is a
@@ -1154,7 +1223,7 @@ int run(const Options& o) {
     }
     if (backend == Backend::Fftw && !o.spectrum) gpu.reset();  // the context's memory is not needed
     const std::string gl = gpu ? ", " + describe_gl() : "";
-    FilterBatch batch(o, std::move(kernel), std::move(jobs), std::move(gpu), backend, start);
+    FilterBatch batch(o, std::move(kernel), std::move(jobs), skipped, std::move(gpu), backend, start);
     if (o.verbosity > 1)
         std::fprintf(stderr, "%s: backend %s%s, %d worker thread%s%s\n", kTool,
                      o.spectrum ? "spectrum (GL)" : backend_name(backend), backend_note.c_str(), batch.workers(),
