@@ -1070,6 +1070,36 @@ TEST(directories_stand_for_their_png_files) {
            "an empty directory: exit ", empty.status, ": ", empty.err);
 }
 
+TEST(recursive_directories_keep_their_tree) {
+    // -r takes the PNG files under a directory's subdirectories too, not hidden ones nor links to
+    // directories (never a cycle); under -o each output keeps its input's subdirectory (so files of
+    // one name in two folders stay apart), without -o it lies beside its input.
+    TempDir dir;
+    test::run("mkdir -p " + dir / "in/a/b " + dir / "in/.hidden " + dir / "in/c");
+    const std::vector<std::string> names = {"x.png", "a/x.png", "a/b/y.png", ".hidden/z.png"};
+    for (size_t i = 0; i < names.size(); ++i)
+        fixture::write_file(dir / ("in/" + names[i]), fixture::encode(fixture::random_png(14, 9 + int(i), 0, 8, false, false, 70 + int(i))));
+    test::run("ln -s ../a " + dir / "in/c/loop");
+    test::Result r = test::run(tool() + " -r -k box:3 " + dir / "in" + " -o " + dir / "out");
+    const test::Result tree = test::run("cd " + dir / "out" + " && find . -type f | sort");
+    EXPECT(r.status == 0 && tree.out == "./a/b/y.png\n./a/x.png\n./x.png\n", "exit ", r.status, ", outputs:\n", tree.out, r.err);
+    for (const std::string& name : {std::string("a/x.png"), std::string("a/b/y.png")}) {
+        test::Result alone = test::run(tool() + " -q -f -k box:3 " + dir / ("in/" + name) + " -o " + dir / "alone.png");
+        EXPECT(alone.status == 0 && test::read_bytes(dir / "alone.png") == test::read_bytes(dir / ("out/" + name)), name,
+               " differs from the file filtered alone");
+    }
+    // Without -r, the top level alone; without -o, beside each input.
+    test::Result top = test::run(tool() + " -q -k box:3 " + dir / "in" + " -o " + dir / "top");
+    EXPECT(top.status == 0 && TempDir::list_of(dir / "top") == std::vector<std::string>{"x.png"}, "without -r: ", top.err);
+    test::Result beside = test::run(tool() + " -q -r -k box:3 " + dir / "in");
+    const test::Result found = test::run("cd " + dir / "in" + " && find . -name '*.filtered.png' | sort");
+    EXPECT(beside.status == 0 && found.out == "./a/b/y.filtered.png\n./a/x.filtered.png\n./x.filtered.png\n", "beside: ", found.out,
+           beside.err);
+    test::run("mkdir " + dir / "only-links && ln -s ../in/a " + dir / "only-links/a");
+    test::Result links = test::run(tool() + " -r " + dir / "only-links");
+    EXPECT(links.status == 2 && test::count_lines(links.err) == 1, "a directory of links to directories: exit ", links.status, ": ", links.err);
+}
+
 TEST(skip_existing_resumes_a_stopped_batch) {
     // --skip-existing leaves out the inputs whose output is there (outputs are whole or absent) and
     // filters the rest as a first run would; an output there is not touched. With --force it is a

@@ -70,6 +70,7 @@ struct Options {
     bool force = false;
     bool skip_existing = false;  // leave the inputs whose output exists (a batch resumed)
     bool directory_inputs = false;  // an operand was a directory: outputs go to one directory
+    bool recursive = false;  // directories' subdirectories too
     int verbosity = 1;  // 0 quiet, 1 normal, 2 verbose
     bool normalize = true;
     bool linear = false;
@@ -88,6 +89,9 @@ struct Options {
     ContextOptions gl;
     FftOptions fft;
     std::vector<std::string> inputs;
+    // Each input's folder under the directory operand it came from ("" for the others): where
+    // its output goes under -o's directory.
+    std::vector<std::string> subdirectories;
 };
 
 void print_help();
@@ -115,6 +119,10 @@ std::vector<OptionSpec> option_specs(Options& o) {
              if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16");
          }},
         {"force", 'f', "", "replace existing outputs (never an input)", set_flag(o.force)},
+        {"recursive", 'r', "",
+         "directories' subdirectories too (not hidden ones or links to directories);\n"
+         "under -o their outputs keep the same subdirectories",
+         set_flag(o.recursive)},
         {"skip-existing", 0, "",
          "leave out the inputs whose output already exists: resumes a batch that was\n"
          "stopped (an output is whole or absent); the summary counts them",
@@ -215,9 +223,9 @@ void print_help() {
         "Usage: fftfilter [options] INPUT.png|DIR...   (- reads a list of paths from standard input)\n"
         "       fftfilter --synth WxH[:power=P][:seed=S][:colour] -o OUT.png\n"
         "\n"
-        "A directory stands for the PNG files in it, in name order: not its subdirectories, hidden\n"
-        "files or the names this tool gives its outputs by default (NAME.filtered.png and\n"
-        "NAME.spectrum.png); -o then names a directory.\n"
+        "A directory stands for the PNG files in it, in name order: not its subdirectories (unless\n"
+        "-r), hidden files or the names this tool gives its outputs by default (NAME.filtered.png\n"
+        "and NAME.spectrum.png); -o then names a directory.\n"
         "\n"
         "Filters PNG images on the GPU: forward 2D FFT, multiply by the kernel's spectrum, inverse FFT\n"
         "(Moreland & Angel, \"The FFT on a GPU\"), all four channels at once.\n"
@@ -245,36 +253,57 @@ bool ends_with(const std::string& name, const char* tail) {
     return true;
 }
 
-/// The inputs a directory operand stands for: the PNG files directly in it (a link to one too),
-/// sorted by name, leaving out hidden names (our temporary files among them) and the names of
-/// this tool's default outputs, so that filtering a folder twice does not filter its outputs.
-std::vector<std::string> png_files_in(const std::string& dir) {
-    std::vector<std::string> files;
+/// A PNG file that a directory operand stands for: its path, and its folder under the operand.
+struct FoundFile {
+    std::string path, subdirectory;
+    bool operator<(const FoundFile& f) const { return path < f.path; }
+};
+
+/// The inputs a directory operand stands for: the PNG files in it (a link to one too), with
+/// `recursive` those of its subdirectories too (not hidden ones, not links to directories, so
+/// never a cycle), sorted by path, leaving out hidden names (our temporary files among them) and
+/// the names of this tool's default outputs, so that filtering a folder twice does not filter its
+/// outputs.
+std::vector<FoundFile> png_files_in(const std::string& dir, bool recursive) {
+    namespace fs = std::filesystem;
+    const std::string top = dir.back() == '/' ? dir : dir + "/";
+    std::vector<FoundFile> files;
     std::error_code error;
-    for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    for (fs::recursive_directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
         const std::string name = it->path().filename().string();
-        if (name[0] == '.' || !ends_with(name, ".png") || ends_with(name, ".filtered.png") || ends_with(name, ".spectrum.png"))
-            continue;
         std::error_code kind;
-        if (it->is_regular_file(kind)) files.push_back(dir + (dir.back() == '/' ? "" : "/") + name);
+        if (it->is_directory(kind)) {
+            if (!recursive || name[0] == '.') it.disable_recursion_pending();
+            continue;
+        }
+        if (name[0] == '.' || !ends_with(name, ".png") || ends_with(name, ".filtered.png") || ends_with(name, ".spectrum.png") ||
+            !it->is_regular_file(kind))
+            continue;
+        const fs::path under = it->path().lexically_relative(dir).parent_path();
+        files.push_back({top + it->path().lexically_relative(dir).string(), under.empty() ? "" : under.string()});
     }
     if (error) throw UsageError(dir + ": cannot read the directory: " + error.message());
-    if (files.empty()) throw UsageError(dir + ": a directory with no PNG files");
+    if (files.empty()) throw UsageError(dir + ": a directory with no PNG files" + (recursive ? " in it or under it" : ""));
     std::sort(files.begin(), files.end());
     return files;
 }
 
 Options parse_options_or_throw(int argc, char** argv) {
     Options o;
+    const std::vector<std::string> operands = parse_command_line(argc, argv, option_specs(o));
     auto add = [&o](const std::string& path) {
         if (!is_directory(path)) {
             o.inputs.push_back(path);
+            o.subdirectories.emplace_back();
             return;
         }
-        for (std::string& file : png_files_in(path)) o.inputs.push_back(std::move(file));
+        for (FoundFile& file : png_files_in(path, o.recursive)) {
+            o.inputs.push_back(std::move(file.path));
+            o.subdirectories.push_back(std::move(file.subdirectory));
+        }
         o.directory_inputs = true;
     };
-    for (const std::string& operand : parse_command_line(argc, argv, option_specs(o))) {
+    for (const std::string& operand : operands) {
         if (operand == "-") {
             std::string line;
             while (std::getline(std::cin, line))
@@ -329,17 +358,26 @@ std::vector<Job> plan_outputs(const Options& o) {
         if (std::optional<FileIdentity> id = file_identity(in)) input_files.insert(*id);
     std::vector<Job> jobs;
     std::set<std::string> taken;
-    for (const std::string& in : o.inputs) {
+    for (size_t i = 0; i < o.inputs.size(); ++i) {
+        const std::string& in = o.inputs[i];
+        const std::string& under = o.subdirectories[i];
         Job job;
         job.input = in;
         if (o.output.empty()) job.output = parent_directory(in) + "/" + strip_extension(base_name(in)) + suffix;
-        else if (directory) job.output = o.output + (o.output.back() == '/' ? "" : "/") + base_name(in);
+        else if (directory) job.output = o.output + (o.output.back() == '/' ? "" : "/") + (under.empty() ? "" : under + "/") + base_name(in);
         else job.output = o.output;
         const std::optional<FileIdentity> out = file_identity(job.output);
         if (input_names.count(job.output) || (out && input_files.count(*out)))
             job.problem = job.output + ": is an input file; refusing to overwrite it";
         if (job.problem.empty() && !taken.insert(job.output).second)
             job.problem = job.output + ": another input already writes this output";
+        if (job.problem.empty() && !o.output.empty() && !under.empty()) {  // -r: the subdirectory under -o's
+            try {
+                make_directories(parent_directory(job.output));
+            } catch (const Error& e) {
+                job.problem = e.what();
+            }
+        }
         jobs.push_back(job);
     }
     return jobs;
