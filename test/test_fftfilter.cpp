@@ -1095,6 +1095,13 @@ TEST(recursive_directories_keep_their_tree) {
     const test::Result found = test::run("cd " + dir / "in" + " && find . -name '*.filtered.png' | sort");
     EXPECT(beside.status == 0 && found.out == "./a/b/y.filtered.png\n./a/x.filtered.png\n./x.filtered.png\n", "beside: ", found.out,
            beside.err);
+    // A subdirectory that cannot be made under -o's fails its files alone.
+    test::run("mkdir " + dir / "blocked && touch " + dir / "blocked/a");
+    test::Result blocked = test::run(tool() + " -r -k box:3 " + dir / "in" + " -o " + dir / "blocked");
+    EXPECT(blocked.status == 1 && test::count_lines(blocked.err) == 3 &&
+               blocked.err.find("blocked/a: exists and is not a directory") != std::string::npos &&
+               TempDir::list_of(dir / "blocked") == (std::vector<std::string>{"a", "x.png"}),
+           "-o with a file where a subdirectory goes: exit ", blocked.status, ": ", blocked.err);
     test::run("mkdir " + dir / "only-links && ln -s ../in/a " + dir / "only-links/a");
     test::Result links = test::run(tool() + " -r " + dir / "only-links");
     EXPECT(links.status == 2 && test::count_lines(links.err) == 1, "a directory of links to directories: exit ", links.status, ": ", links.err);

@@ -327,6 +327,7 @@ Options parse_options(int argc, char** argv) {
 struct Job {
     std::string input, output;
     std::string problem;  // refused before any work: the output is an input, or taken twice
+    bool in_subdirectory = false;  // -r: the output lies in a subdirectory of -o's, made before the batch
 };
 
 /// Every input's output, checked before any file is read: a directory that cannot be made or
@@ -371,13 +372,7 @@ std::vector<Job> plan_outputs(const Options& o) {
             job.problem = job.output + ": is an input file; refusing to overwrite it";
         if (job.problem.empty() && !taken.insert(job.output).second)
             job.problem = job.output + ": another input already writes this output";
-        if (job.problem.empty() && !o.output.empty() && !under.empty()) {  // -r: the subdirectory under -o's
-            try {
-                make_directories(parent_directory(job.output));
-            } catch (const Error& e) {
-                job.problem = e.what();
-            }
-        }
+        job.in_subdirectory = directory && !o.output.empty() && !under.empty();
         jobs.push_back(job);
     }
     return jobs;
@@ -403,6 +398,19 @@ size_t skip_existing(std::vector<Job>& jobs, int verbosity) {
     }
     jobs = std::move(left);
     return skipped;
+}
+
+/// -r: makes the subdirectories under -o's that the jobs write into (those that --shard and
+/// --skip-existing left), before any file is read; a job whose directory cannot be made fails.
+void make_output_subdirectories(std::vector<Job>& jobs) {
+    for (Job& job : jobs) {
+        if (!job.in_subdirectory || !job.problem.empty()) continue;
+        try {
+            make_directories(parent_directory(job.output));
+        } catch (const Error& e) {
+            job.problem = e.what();
+        }
+    }
 }
 
 /// The K-th of N parts: every N-th job from the K-th, so that N parts take each job once and the
@@ -1229,6 +1237,7 @@ int run(const Options& o) {
     }
     std::vector<Job> jobs = shard(plan_outputs(o), o.shard, o.shards);
     const size_t skipped = o.skip_existing ? skip_existing(jobs, o.verbosity) : 0;
+    make_output_subdirectories(jobs);
     if (jobs.empty()) {  // every output there: nothing to read, no GL to start
         if (o.verbosity > 0) std::fprintf(stderr, "%s: 0 files%s\n", kTool, skipped_note(skipped).c_str());
         return kExitOk;
