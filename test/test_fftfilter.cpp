@@ -1064,6 +1064,11 @@ TEST(directories_stand_for_their_png_files) {
     test::Result again = test::run(tool() + " -k box:3 --skip-existing " + dir / "in");
     EXPECT(again.status == 0 && again.err.find("0 files, 3 skipped (their outputs exist)") != std::string::npos,
            "again, the outputs beside: ", again.err);
+    test::Result file = test::run(tool() + " " + dir / "in/sub" + " -o " + dir / "one.png");
+    EXPECT(file.status == 2 && test::count_lines(file.err) == 1 &&
+               file.err.find("one.png: names one file, but a directory's files go into a directory") != std::string::npos &&
+               !gpufft::file_exists(dir / "one.png"),
+           "-o FILE.png for a directory: exit ", file.status, ": ", file.err);
     test::run("mkdir " + dir / "empty");
     test::Result empty = test::run(tool() + " " + dir / "empty");
     EXPECT(empty.status == 2 && test::count_lines(empty.err) == 1 && empty.err.find("empty: a directory with no PNG files") != std::string::npos,

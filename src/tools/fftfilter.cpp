@@ -337,8 +337,10 @@ std::vector<Job> plan_outputs(const Options& o) {
     const char* suffix = o.spectrum ? ".spectrum.png" : ".filtered.png";
     if (directory && !o.output.empty()) {
         if (!is_directory(o.output) && o.output.back() != '/' && ends_with(o.output, ".png"))
-            throw UsageError("-o " + o.output + ": names one file, but there are " + std::to_string(o.inputs.size()) +
-                             " inputs (give a directory)");
+            throw UsageError("-o " + o.output + ": names one file, but " +
+                             (o.directory_inputs ? std::string("a directory's files go into a directory")
+                                                 : "there are " + std::to_string(o.inputs.size()) + " inputs") +
+                             " (give a directory)");
         make_directories(o.output);
         if (access(o.output.c_str(), W_OK | X_OK) != 0) throw Error(o.output + ": cannot create files: " + std::strerror(errno));
     } else if (!o.output.empty()) {
