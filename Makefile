@@ -152,9 +152,9 @@ demo:
 	@for k in $(DEMO_FILTERS); do \
 	  name=$$(basename "$$k" .png | tr ':,' '--'); \
 	  echo "== $$k -> out/$$name/"; \
-	  $(BIN)/fftfilter -f -k "$$k" -o "out/$$name/" images/*.png || exit 1; \
+	  $(BIN)/fftfilter -f -k "$$k" -o "out/$$name/" images || exit 1; \
 	done
-	@echo "== spectra -> out/spectrum/"; $(BIN)/fftfilter -f --spectrum -o out/spectrum/ images/*.png
+	@echo "== spectra -> out/spectrum/"; $(BIN)/fftfilter -f --spectrum -o out/spectrum/ images
 	@echo "Filtered images are in $(CURDIR)/out/ (one folder per filter, spectra in out/spectrum/)."
 
 # The cuFFT peer (test/cufft_filter.cu): only where nvcc exists, never part of all or test.
