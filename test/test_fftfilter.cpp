@@ -358,6 +358,49 @@ TEST(grids_follow_the_image_not_powers_of_two) {
     }
 }
 
+TEST(depth_16_keeps_the_filters_fractions) {
+    // --depth 16 writes an 8-bit input's result in 16 bits: within one 16-bit step of direct
+    // convolution in double, where the 8-bit output is within one 8-bit step; the same colour
+    // type, every backend. --depth 8 brings a 16-bit input's result down to 8 bits.
+    TempDir dir;
+    RawPng raw = fixture::random_png(40, 30, 2, 8, false, false, 41);
+    fixture::write_file(dir / "in.png", fixture::encode(raw));
+    const Image ref = direct_convolution(expected_image(raw), parse_kernel("gaussian:1.5"), Boundary::Reflect);
+    for (const char* backend : {"fftw", "fragment", "compute"}) {
+        for (int depth : {16, 8}) {
+            const std::string out_png = dir / (std::string(backend) + std::to_string(depth) + ".png");
+            test::Result r = test::run(tool() + " -q --backend " + backend + " --depth " + std::to_string(depth) + " -k gaussian:1.5 " +
+                                       dir / "in.png" + " -o " + out_png);
+            EXPECT(r.status == 0, backend, " --depth ", depth, ": exit ", r.status, ": ", r.err);
+            if (r.status != 0) continue;
+            PngImage out = read_png(out_png);
+            EXPECT(out.format.bit_depth == depth && out.format.color_type == 2, backend, " --depth ", depth, ": colour type ",
+                   out.format.color_type, ", depth ", out.format.bit_depth);
+            long steps = 0, between = 0;  // off from the reference; 16-bit samples between 8-bit ones
+            for (size_t p = 0; p < ref.pixels(); ++p)
+                for (int c = 0; c < 3; ++c) {
+                    const long v = quantise(out.image.rgba[4 * p + c], depth);
+                    steps = std::max(steps, std::labs(quantise(ref.rgba[4 * p + c], depth) - v));
+                    between += depth == 16 && v % 257 != 0;
+                }
+            EXPECT(steps <= kSteps, backend, " --depth ", depth, ": off by ", steps, " steps from direct convolution");
+            if (depth == 16)
+                EXPECT(between > static_cast<long>(ref.pixels()) * 3 * 9 / 10, backend, ": only ", between, " of ", ref.pixels() * 3,
+                       " samples between the 8-bit steps");
+        }
+    }
+    // Streamed by rows, the same file as whole.
+    test::Result streamed = test::run(tool() + " -q --backend fftw --stream always --depth 16 -k gaussian:1.5 " + dir / "in.png" +
+                                      " -o " + dir / "streamed.png");
+    EXPECT(streamed.status == 0 && test::read_bytes(dir / "streamed.png") == test::read_bytes(dir / "fftw16.png"),
+           "--depth 16 streamed: exit ", streamed.status, ", ", streamed.err);
+    RawPng deep = fixture::random_png(20, 12, 6, 16, false, false, 42);
+    fixture::write_file(dir / "deep.png", fixture::encode(deep));
+    test::Result r = test::run(tool() + " -q --depth 8 -k box:3 " + dir / "deep.png -o " + dir / "deep8.png");
+    EXPECT(r.status == 0 && read_png(dir / "deep8.png").format.bit_depth == 8 && read_png(dir / "deep8.png").format.color_type == 6,
+           "--depth 8 of a 16-bit RGBA input: ", r.err);
+}
+
 TEST(odd_sizes_match_direct_convolution) {
     test::context();
     Image img = random_unit_image(37, 91, 11);
@@ -719,7 +762,7 @@ TEST(gpu_conversion_gives_the_cpu_paths_files_byte_for_byte) {
         const char* args;
     };
     const Variant variants[] = {{"-b reflect"}, {"-b clamp"}, {"-b zero"}, {"-b wrap"}, {"-b reflect --max-fft 32"},
-                                {"-b wrap --max-fft 32"}, {"--linear -b clamp"}, {"--premultiply -b zero"}};
+                                {"-b wrap --max-fft 32"}, {"--linear -b clamp"}, {"--premultiply -b zero"}, {"--depth 16 -b reflect"}};
     // Under ThreadSanitizer (make tsan: the threads' races, not the numbers, which the other builds
     // check on both backends) each variant runs on one backend, the two taking turns: a process
     // there takes about 1.5 s, 16 fewer of them 23 s of CI.

@@ -80,7 +80,7 @@ struct Options {
     long long max_pixels = PngLimits().max_pixels;
     long long max_memory = 0;  // 0: default_max_memory()
     StreamMode stream = StreamMode::Auto;
-    int depth = 8;  // --synth output
+    int depth = 0;  // of the outputs: 0, the input's (--synth: 8)
     bool report_resources = false;
     int jobs = 0;              // 0: every hardware thread
     int compression = -1;      // -1: kDefaultCompression
@@ -113,7 +113,9 @@ std::vector<OptionSpec> option_specs(Options& o) {
          "no input: a texture from random phases (Figure 5), |F| ~ f^-power,\n"
          "e.g. --synth 512x512:power=2:seed=7 (add :colour for RGB)",
          [&o](const std::string& v) { o.synth = v; }},
-        {"depth", 0, "8|16", "bit depth of --synth output (default 8)",
+        {"depth", 0, "8|16",
+         "bit depth of the outputs (default: the input's; --synth 8): 16 keeps what an\n"
+         "8-bit input's filter adds between its steps, which 8 bits round away",
          [&o](const std::string& v) {
              o.depth = parse_int(v, "--depth", 8, 16);
              if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16");
@@ -576,6 +578,14 @@ public:
     int run();
 
 private:
+    /// The format of an input's output (output_format(): the result in colour or not), at --depth
+    /// where given.
+    PngFormat output_of(const PngFormat& input, bool colour) const {
+        PngFormat f = output_format(input, colour);
+        if (o_.depth) f.bit_depth = o_.depth;
+        return f;
+    }
+
     /// The file's format and size, and the conversions of its samples, from its header.
     void describe(Work& w, const PngReader& reader) const {
         const PngFormat& format = reader.format();
@@ -583,7 +593,7 @@ private:
         w.width = reader.width();
         w.height = reader.height();
         w.transfer = transfer_of(format);
-        const PngFormat out_format = output_format(format, false);
+        const PngFormat out_format = output_of(format, false);
         SampleConversion& c = w.conversion;
         c.in_channels = reader.channels();
         c.in_depth = reader.depth();
@@ -635,7 +645,7 @@ private:
         describe(*w, reader);
         const PngFormat& format = reader.format();
         const bool alpha = format.has_alpha();
-        const PngFormat out_format = output_format(format, false);
+        const PngFormat out_format = output_of(format, false);
         SampleConversion& c = w->conversion;
         const bool strips = !o_.spectrum && plan(*w);
         const bool stream = !o_.spectrum && (o_.stream == StreamMode::Always ||
@@ -969,7 +979,7 @@ private:
             return;
         }
         if (w.path == Path::Spectrum) {
-            w.out_format = output_format(w.in_format, false);
+            w.out_format = output_of(w.in_format, false);
             w.out_format.color_type = w.in_format.is_grey() ? 0 : 2;  // a spectrum has no alpha
             w.out_format.srgb = false;
             w.out_format.gamma = 0;
@@ -979,7 +989,7 @@ private:
             if (o_.premultiply && w.in_format.has_alpha()) unpremultiply(w.image);
             if (o_.linear) from_linear(w.image, w.transfer);
             bool colour = w.in_format.is_grey() && kernel_.per_channel && has_colour(w.image, 16);
-            w.out_format = output_format(w.in_format, colour);
+            w.out_format = output_of(w.in_format, colour);
         }
         write_png(w.job->output, w.image, w.out_format, o_.force, compression_, alone());
     }
@@ -1222,7 +1232,7 @@ int run(const Options& o) {
         Image texture = synthesize(spec, o.fft);
         PngFormat f;
         f.color_type = spec.colour ? 2 : 0;
-        f.bit_depth = o.depth;
+        f.bit_depth = o.depth ? o.depth : 8;
         write_png(out, texture, f, o.force, o.compression < 0 ? kDefaultCompression : o.compression);
         if (o.verbosity > 0) std::fprintf(stderr, "%s: wrote %s (%dx%d)\n", kTool, out.c_str(), spec.width, spec.height);
         return kExitOk;
