@@ -290,6 +290,14 @@ TEST(a_streamed_image_shows_its_strips_on_a_terminal) {
     EXPECT(batch.status == 0 && batch.out.find("a.png: strip " + std::to_string(strips) + "/" + std::to_string(strips)) != std::string::npos &&
                batch.out.find("b.png: strip 1/") != std::string::npos && batch.out.find("[2/2] ") != std::string::npos,
            "a batch: ", batch.out);
+    // A batch's files: "[done/total] name", with the rate and the time left (here from the start:
+    // the test hook; by default after two seconds), the last line without them.
+    test::Result rated = test::run("script -qec 'GPUFFT_TEST_PROGRESS_RATE_AFTER=0 " + cmd + "-o " + dir / "out/ " + dir / "b.png " +
+                                   dir / "a.png' /dev/null");
+    const size_t first = rated.out.find("[1/2, ");
+    EXPECT(rated.status == 0 && first != std::string::npos && rated.out.find(" files/s, ", first) != std::string::npos &&
+               rated.out.find(" left] ", first) != std::string::npos && rated.out.find("[2/2] ") != std::string::npos,
+           "rate and time left: ", rated.out);
     test::Result quiet = on_terminal("-q -o " + dir / "o.png " + dir / "a.png");
     EXPECT(quiet.status == 0 && quiet.out.find("strip") == std::string::npos, "-q: ", quiet.out);
     test::Result off = test::run(cmd + "-o " + dir / "o.png " + dir / "a.png");

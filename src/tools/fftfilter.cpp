@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <cstdio>
@@ -433,10 +434,27 @@ struct Gpu {
 
 class Progress {
 public:
-    Progress(size_t total, bool show) : total_(total), tty_(show && isatty(2)) {}
-    /// A batch's files done (batches of two files or more).
+    Progress(size_t total, bool show) : total_(total), tty_(show && isatty(2)), start_(std::chrono::steady_clock::now()) {
+        // A test hook: the rate from this many seconds on (test_streaming's terminal test: 0).
+        if (const char* after = std::getenv("GPUFFT_TEST_PROGRESS_RATE_AFTER")) rate_after_ = std::atof(after);
+    }
+    /// A batch's files done (batches of two files or more), at most ten times a second but always
+    /// the last; after two seconds with the rate and the time left at that rate.
     void update(size_t done, const std::string& name) {
-        if (total_ > 1) print("[" + std::to_string(done) + "/" + std::to_string(total_) + "] " + name);
+        if (total_ < 2 || !tty_) return;
+        const auto now = std::chrono::steady_clock::now();
+        const double seconds = std::chrono::duration<double>(now - start_).count();
+        if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+        last_ = now;
+        std::string line = "[" + std::to_string(done) + "/" + std::to_string(total_);
+        if (seconds >= rate_after_ && done > 0 && done < total_) {
+            const double rate = done / seconds;
+            const long left = std::lround((total_ - done) / rate);
+            char text[64];
+            std::snprintf(text, sizeof text, ", %.3g files/s, %ld:%02ld left", rate, left / 60, left % 60);
+            line += text;
+        }
+        print(line + "] " + name);
     }
     /// A streamed image's strips filtered (alone or in a batch: a large image may take minutes).
     void strip(const std::string& name, int done, int strips) {
@@ -456,6 +474,8 @@ private:
     }
     size_t total_;
     bool tty_;
+    std::chrono::steady_clock::time_point start_, last_;
+    double rate_after_ = 2;  // seconds
     std::mutex mutex_;  // streamed strips and finished files report from different threads
 };
 
