@@ -1143,6 +1143,14 @@ TEST(recursive_directories_keep_their_tree) {
     const test::Result found = test::run("cd " + dir / "in" + " && find . -name '*.filtered.png' | sort");
     EXPECT(beside.status == 0 && found.out == "./a/b/y.filtered.png\n./a/x.filtered.png\n./x.filtered.png\n", "beside: ", found.out,
            beside.err);
+    // -o inside the tree: a second run does not take the first one's outputs for inputs.
+    for (int run = 0; run < 2; ++run) {
+        test::Result inside = test::run(tool() + " -q -r --skip-existing -k box:3 " + dir / "in" + " -o " + dir / "in/a/out");
+        const test::Result made = test::run("cd " + dir / "in/a/out" + " && find . -type f | sort");
+        EXPECT(inside.status == 0 && made.out == "./a/b/y.png\n./a/x.png\n./x.png\n", "-o inside the tree, run ", run, ": exit ",
+               inside.status, ", outputs:\n", made.out, inside.err);
+    }
+    test::run("rm -r " + dir / "in/a/out");
     // A subdirectory that cannot be made under -o's fails its files alone.
     test::run("mkdir " + dir / "blocked && touch " + dir / "blocked/a");
     test::Result blocked = test::run(tool() + " -r -k box:3 " + dir / "in" + " -o " + dir / "blocked");

@@ -264,10 +264,10 @@ struct FoundFile {
 
 /// The inputs a directory operand stands for: the PNG files in it (a link to one too), with
 /// `recursive` those of its subdirectories too (not hidden ones, not links to directories, so
-/// never a cycle), sorted by path, leaving out hidden names (our temporary files among them) and
-/// the names of this tool's default outputs, so that filtering a folder twice does not filter its
-/// outputs.
-std::vector<FoundFile> png_files_in(const std::string& dir, bool recursive) {
+/// never a cycle, nor `output`, -o's directory, where a run before may have written), sorted by
+/// path, leaving out hidden names (our temporary files among them) and the names of this tool's
+/// default outputs, so that filtering a folder twice does not filter its outputs.
+std::vector<FoundFile> png_files_in(const std::string& dir, bool recursive, const std::string& output) {
     namespace fs = std::filesystem;
     const std::string top = dir.back() == '/' ? dir : dir + "/";
     std::vector<FoundFile> files;
@@ -276,7 +276,8 @@ std::vector<FoundFile> png_files_in(const std::string& dir, bool recursive) {
         const std::string name = it->path().filename().string();
         std::error_code kind;
         if (it->is_directory(kind)) {
-            if (!recursive || name[0] == '.') it.disable_recursion_pending();
+            if (!recursive || name[0] == '.' || (!output.empty() && fs::equivalent(it->path(), output, kind)))
+                it.disable_recursion_pending();
             continue;
         }
         if (name[0] == '.' || !ends_with(name, ".png") || ends_with(name, ".filtered.png") || ends_with(name, ".spectrum.png") ||
@@ -300,7 +301,7 @@ Options parse_options_or_throw(int argc, char** argv) {
             o.subdirectories.emplace_back();
             return;
         }
-        for (FoundFile& file : png_files_in(path, o.recursive)) {
+        for (FoundFile& file : png_files_in(path, o.recursive, o.output)) {
             o.inputs.push_back(std::move(file.path));
             o.subdirectories.push_back(std::move(file.subdirectory));
         }
