@@ -110,11 +110,23 @@ TEST(bad_options) {
                          " --compute-lines 33", " --plot /nonexistent/dir/p.png", " --compute-plan 64:8x4", " --compute-plan 12:3x4",
                          " --peak-bandwidth 0", " --race 'default;'", " --race default+radix=5", " --race default+lines=0", " --compute-fold 3", " --race default+fold=8",
                          " --compute-fuse 3", " --race default+fuse=3", " --compute-split 3", " --race default+split=3", " --compute-split diagonal:4", " --compute-split rows:4,columns:5", " --race default+max-line=100",
-                         " --race nosuch", " --race 'default;64:8x4'", " --race default --sizes 64", " --race default+foo=3", " --race default+lines"}) {
+                         " --race nosuch", " --race 'default;64:8x4'", " --race default --sizes 64", " --race default+foo=3", " --race default+lines",
+                         " --sizes 65536", " --sizes 2x65536 --pass-costs", " --sizes 65536 --race default"}) {
         test::Result r = test::run(fftcompare() + args);
         EXPECT(r.status == 2 && test::count_lines(r.err) == 1 && r.err.rfind("fftcompare: ", 0) == 0, "'", args, "': exit ",
                r.status, ": ", r.err);
     }
+}
+
+// A size the host's memory cannot hold fails in one line naming it (it was "std::bad_alloc"), here
+// under an address-space limit; sizes past the GPU's texture limit are usage errors (bad_options).
+TEST(sizes_past_memory_fail_in_one_line) {
+#ifndef GPUFFT_SANITIZE  // (AddressSanitizer reserves terabytes of address space for its shadow)
+    test::Result r = test::run("prlimit --as=2000000000 " + fftcompare() + " --sizes 8192 --backend compute --no-speed -q");
+    EXPECT(r.status == 1 && test::count_lines(r.err) == 1 &&
+               r.err.find("fftcompare: 8192x8192: not enough memory for its images and FFTW's references") != std::string::npos,
+           "exit ", r.status, ": ", r.err);
+#endif
 }
 
 // --compute-fuse: 20 x 64's columns of 64 split in quarters (lines of 16) take three column

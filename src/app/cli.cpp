@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -146,6 +147,8 @@ int run_tool(const char* tool, const std::function<int()>& body) {
         return report(tool, std::string(e.what()) + " (see --help)", kExitUsage);
     } catch (const GlError& e) {
         return report(tool, std::string("no usable OpenGL: ") + e.what(), kExitNoGl);
+    } catch (const std::bad_alloc&) {
+        return report(tool, "out of memory", kExitFailed);
     } catch (const std::exception& e) {
         return report(tool, e.what(), kExitFailed);
     }

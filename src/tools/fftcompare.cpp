@@ -9,6 +9,7 @@
 #include "fft/filter.h"
 #include "fft/layout.h"
 #include "fft/sizes.h"
+#include "gl/texture.h"
 #include "reference/reference.h"
 #include "image/convolve.h"
 #include "image/files.h"
@@ -785,6 +786,11 @@ int run(Options o) {
     }
     HeadlessContext context(o.gl);
     require_fragment_chain_support();
+    // Sizes past the GPU's texture limit are refused before any memory is taken for them.
+    const int limit = max_texture_side();
+    for (Size s : o.sizes)
+        if (s.m > limit || s.n > limit)
+            throw UsageError("--sizes: " + size_name(s) + " is above this GPU's texture limit of " + std::to_string(limit));
     ProgramCache programs;
     std::string gpu = describe_gl(), cpu = cpu_name() + ", " + std::to_string(std::thread::hardware_concurrency()) + " threads";
 
@@ -804,7 +810,11 @@ int run(Options o) {
     std::vector<Row> rows;
     for (Size s : o.sizes) {
         if (o.verbosity) std::fprintf(stderr, "%s: %s ...\n", kTool, size_name(s).c_str());
-        for (Row& r : measure(programs, o, png.get(), kernel.get(), s, implementations)) rows.push_back(r);
+        try {
+            for (Row& r : measure(programs, o, png.get(), kernel.get(), s, implementations)) rows.push_back(r);
+        } catch (const std::bad_alloc&) {
+            throw Error(size_name(s) + ": not enough memory for its images and FFTW's references");
+        }
     }
     // Implementation by implementation (in the order they ran: the paper's chain first), sizes in order.
     std::vector<std::string> order;
