@@ -673,6 +673,28 @@ TEST(bad_inputs_fail_cleanly) {
     EXPECT(test::read_bytes(in) == before, "the input changed");
 }
 
+TEST(pipes_and_devices_are_refused_unopened) {
+    // An input that is not a regular file (a FIFO, a pipe as /dev/stdin, a device) is refused in
+    // one line before it is opened: a batch reads an input more than once (its header first), and a
+    // FIFO would block the second open or lose the bytes the first one read. The rest of the batch
+    // is filtered. (A timeout: a build that opens the FIFO waits for a writer that never comes.)
+    TempDir dir;
+    fixture::write_file(dir / "good.png", fixture::encode(fixture::random_png(16, 12, 2, 8, false, false, 9)));
+    test::run("mkfifo " + dir / "fifo.png");
+    test::Result r = test::run("timeout 60 " + tool() + " -k box:3 " + dir / "fifo.png " + dir / "good.png -o " + dir / "out");
+    EXPECT(r.status == 1 && test::count_lines(r.err) == 2 &&
+               r.err.find("fifo.png: a pipe or a device, not a file") != std::string::npos &&
+               TempDir::list_of(dir / "out") == std::vector<std::string>{"good.png"},
+           "a FIFO in a batch: exit ", r.status, ": ", r.err);
+    test::Result piped = test::run("cat " + dir / "good.png | timeout 60 " + tool() + " -k box:3 /dev/stdin -o " + dir / "piped.png");
+    EXPECT(piped.status == 1 && piped.err.find("/dev/stdin: a pipe or a device, not a file") != std::string::npos &&
+               !gpufft::file_exists(dir / "piped.png"),
+           "a pipe as /dev/stdin: exit ", piped.status, ": ", piped.err);
+    test::Result redirected = test::run("timeout 60 " + tool() + " -k box:3 /dev/stdin -o " + dir / "redirected.png < " + dir / "good.png");
+    EXPECT(redirected.status == 0 && test::read_bytes(dir / "redirected.png") == test::read_bytes(dir / "out/good.png"),
+           "a file as /dev/stdin: exit ", redirected.status, ": ", redirected.err);
+}
+
 TEST(batch_with_a_corrupt_file_does_the_rest) {
     TempDir dir;
     std::string inputs;

@@ -374,7 +374,10 @@ std::vector<Job> plan_outputs(const Options& o) {
         else if (directory) job.output = o.output + (o.output.back() == '/' ? "" : "/") + (under.empty() ? "" : under + "/") + base_name(in);
         else job.output = o.output;
         const std::optional<FileIdentity> out = file_identity(job.output);
-        if (input_names.count(job.output) || (out && input_files.count(*out)))
+        struct stat st;
+        if (stat(in.c_str(), &st) == 0 && !S_ISREG(st.st_mode))  // (a missing file is its reader's to report)
+            job.problem = in + ": a pipe or a device, not a file: fftfilter reads an input more than once (save it to a file first)";
+        else if (input_names.count(job.output) || (out && input_files.count(*out)))
             job.problem = job.output + ": is an input file; refusing to overwrite it";
         if (job.problem.empty() && !taken.insert(job.output).second)
             job.problem = job.output + ": another input already writes this output";
