@@ -1210,6 +1210,41 @@ TEST(skip_existing_resumes_a_stopped_batch) {
     EXPECT(both.status == 2 && test::count_lines(both.err) == 1, "--force with --skip-existing: exit ", both.status, ": ", both.err);
 }
 
+TEST(update_filters_again_what_changed) {
+    // -u/--update leaves out the inputs whose output is no older than they are, and filters the
+    // others again, replacing their outputs (an older output, even one that is not a PNG, and an
+    // input touched after its output); it excludes --force and --skip-existing.
+    TempDir dir;
+    std::string inputs;
+    for (int i = 0; i < 4; ++i) {
+        fixture::write_file(dir / ("f" + std::to_string(i) + ".png"), fixture::encode(fixture::random_png(18, 11, 2, 8, false, false, 80 + i)));
+        inputs += " " + dir / ("f" + std::to_string(i) + ".png");
+    }
+    EXPECT(test::run(tool() + " -q -k disk:2" + inputs + " -o " + dir / "first").status == 0, "first run");
+    test::Result none = test::run(tool() + " -u -k disk:2" + inputs + " -o " + dir / "out");
+    EXPECT(none.status == 0 && none.err.find("4 files, 0 failed,") != std::string::npos, "no outputs yet: ", none.err);
+    test::run("touch -d 2001-01-01 " + dir / "out/f1.png");                    // an output older than its input
+    fixture::write_file(dir / "out/f2.png", fixture::Bytes{'o', 'l', 'd'});
+    test::run("touch -d 2001-01-01 " + dir / "out/f2.png");                    // ... and not even a PNG
+    test::run("touch -d '1 hour ago' " + dir / "out/f3.png" + " && touch " + dir / "f3.png");  // an input changed after its output
+    const std::string kept = test::read_bytes(dir / "out/f0.png");
+    test::Result r = test::run(tool() + " -u -k disk:2" + inputs + " -o " + dir / "out");
+    EXPECT(r.status == 0 && test::count_lines(r.err) == 1 &&
+               r.err.find("3 files, 0 failed, 1 skipped (their outputs are up to date)") != std::string::npos,
+           "update: exit ", r.status, ": ", r.err);
+    for (int i = 0; i < 4; ++i) {
+        const std::string name = "f" + std::to_string(i) + ".png";
+        EXPECT(test::read_bytes(dir / ("out/" + name)) == test::read_bytes(dir / ("first/" + name)), name, " differs from the first run's");
+    }
+    test::Result again = test::run(tool() + " -u -k disk:2" + inputs + " -o " + dir / "out");
+    EXPECT(again.status == 0 && again.err.find("0 files, 4 skipped (their outputs are up to date)") != std::string::npos, "again: ", again.err);
+    EXPECT(kept == test::read_bytes(dir / "out/f0.png"), "an up-to-date output changed");
+    for (const char* other : {" -f", " --skip-existing"}) {
+        test::Result both = test::run(tool() + " -u" + other + inputs + " -o " + dir / "out");
+        EXPECT(both.status == 2 && test::count_lines(both.err) == 1, "-u with", other, ": exit ", both.status, ": ", both.err);
+    }
+}
+
 TEST(writes_the_system_refuses_fail_their_file_with_the_reason) {
     // A write the system refuses (a full disk: ENOSPC; here the file-size limit that prlimit sets:
     // EFBIG) fails its file alone: one line with the system's reason, the temporary removed, the

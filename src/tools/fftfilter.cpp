@@ -70,6 +70,7 @@ struct Options {
     std::string synth;
     bool force = false;
     bool skip_existing = false;  // leave the inputs whose output exists (a batch resumed)
+    bool update = false;  // leave the inputs whose output is newer; filter the others again
     bool directory_inputs = false;  // an operand was a directory: outputs go to one directory
     bool recursive = false;  // directories' subdirectories too
     int verbosity = 1;  // 0 quiet, 1 normal, 2 verbose
@@ -130,6 +131,11 @@ std::vector<OptionSpec> option_specs(Options& o) {
          "leave out the inputs whose output already exists: resumes a batch that was\n"
          "stopped (an output is whole or absent); the summary counts them",
          set_flag(o.skip_existing)},
+        {"update", 'u', "",
+         "leave out the inputs whose output is newer than they are (modification\n"
+         "times), and filter the others again, replacing older outputs: a folder kept\n"
+         "up to date as its inputs change",
+         set_flag(o.update)},
         {"no-normalize", 0, "", "PNG kernels keep their raw values (8/16-bit mapped to [0, 1])", set_flag(o.normalize, false)},
         {"linear", 0, "",
          "filter in linear light: decode sRGB (or the file's gAMA) first, encode\n"
@@ -316,7 +322,8 @@ Options parse_options_or_throw(int argc, char** argv) {
             add(operand);
         }
     }
-    if (o.force && o.skip_existing) throw UsageError("--force and --skip-existing exclude each other");
+    if (int(o.force) + int(o.skip_existing) + int(o.update) > 1)
+        throw UsageError("--force, --skip-existing and --update exclude one another");
     if (o.synth.empty() && o.inputs.empty()) throw UsageError("no input files");
     if (!o.synth.empty() && !o.inputs.empty()) throw UsageError("--synth takes no input files");
     if (!o.synth.empty() && o.spectrum) throw UsageError("--synth and --spectrum exclude each other");
@@ -332,6 +339,7 @@ struct Job {
     std::string input, output;
     std::string problem;  // refused before any work: the output is an input, or taken twice
     bool in_subdirectory = false;  // -r: the output lies in a subdirectory of -o's, made before the batch
+    bool replace = false;  // --update: the output is there but older than the input, and is replaced
 };
 
 /// Every input's output, checked before any file is read: a directory that cannot be made or
@@ -387,21 +395,34 @@ std::vector<Job> plan_outputs(const Options& o) {
     return jobs;
 }
 
-/// The summary's words for the inputs --skip-existing left out.
-std::string skipped_note(size_t skipped) {
-    return skipped ? ", " + std::to_string(skipped) + " skipped (their outputs exist)" : "";
+/// The summary's words for the inputs --skip-existing or --update left out.
+std::string skipped_note(size_t skipped, bool update) {
+    if (!skipped) return "";
+    return ", " + std::to_string(skipped) + " skipped (their outputs " + (update ? "are up to date)" : "exist)");
+}
+
+/// Whether a's modification time is at least b's (both there).
+bool modified_no_earlier(const struct stat& a, const struct stat& b) {
+    return a.st_mtim.tv_sec != b.st_mtim.tv_sec ? a.st_mtim.tv_sec > b.st_mtim.tv_sec : a.st_mtim.tv_nsec >= b.st_mtim.tv_nsec;
 }
 
 /// --skip-existing: takes out the jobs whose output is already there (an output is whole or absent,
-/// so one there is finished), before any file is read; says which with -v. Returns how many.
-size_t skip_existing(std::vector<Job>& jobs, int verbosity) {
+/// so one there is finished); --update: those whose output is no older than the input, the others
+/// replacing theirs. Before any file is read; says which with -v. Returns how many it took out.
+size_t skip_finished(std::vector<Job>& jobs, bool update, int verbosity) {
     size_t skipped = 0;
     std::vector<Job> left;
     for (Job& job : jobs) {
-        if (job.problem.empty() && file_exists(job.output) && !is_directory(job.output)) {
+        struct stat out, in;
+        const bool there = job.problem.empty() && stat(job.output.c_str(), &out) == 0 && !S_ISDIR(out.st_mode);
+        const bool finished = there && (!update || (stat(job.input.c_str(), &in) == 0 && modified_no_earlier(out, in)));
+        if (finished) {
             ++skipped;
-            if (verbosity > 1) std::fprintf(stderr, "%s: %s: skipped, %s exists\n", kTool, job.input.c_str(), job.output.c_str());
+            if (verbosity > 1)
+                std::fprintf(stderr, "%s: %s: skipped, %s %s\n", kTool, job.input.c_str(), job.output.c_str(),
+                             update ? "is up to date" : "exists");
         } else {
+            job.replace = there && update;
             left.push_back(std::move(job));
         }
     }
@@ -662,7 +683,7 @@ private:
         w->job = &jobs_[i];
         const Job& job = jobs_[i];
         if (!job.problem.empty()) throw Error(job.problem);
-        if (!o_.force && file_exists(job.output)) throw Error(job.output + ": already exists (use --force to replace it)");
+        if (!o_.force && !job.replace && file_exists(job.output)) throw Error(job.output + ": already exists (use --force to replace it)");
         // The header first: how the image is planned (whole, or in strips) decides whether it is
         // read whole now or streamed later. The pixel limit binds only what is held whole.
         PngReader reader(job.input, PngLimits{0});
@@ -933,7 +954,7 @@ private:
             filter = std::make_unique<FftwStrips>(*fftw_, w.width, w.height, w.conversion,
                                                   channels_used(w.in_format, kernel_.per_channel), w.caps, workers_);
         }
-        PngWriter out(job.output, w.width, w.height, w.out_format, o_.force, compression_);
+        PngWriter out(job.output, w.width, w.height, w.out_format, replaces(job), compression_);
         const StripStats st = run_strips(*source, *filter, out, tiling.second, o_.boundary,
                                          [&](int done, int strips) { progress_.strip(job.input, done, strips); });
         out.commit();
@@ -996,7 +1017,7 @@ private:
                 w.samples.data.assign(w.result.data(), w.result.data() + w.samples.row_bytes() * static_cast<size_t>(w.samples.height));
                 w.result = HostArea();
             }
-            write_png_samples(w.job->output, w.samples, w.out_format, o_.force, compression_, alone(), &w.deflated);
+            write_png_samples(w.job->output, w.samples, w.out_format, replaces(*w.job), compression_, alone(), &w.deflated);
             spare_.give(std::move(w.samples.data));
             spare_streams_.give(std::move(w.deflated.data));
             w.deflated = DeflatedRows{};
@@ -1015,8 +1036,11 @@ private:
             bool colour = w.in_format.is_grey() && kernel_.per_channel && has_colour(w.image, 16);
             w.out_format = output_of(w.in_format, colour);
         }
-        write_png(w.job->output, w.image, w.out_format, o_.force, compression_, alone());
+        write_png(w.job->output, w.image, w.out_format, replaces(*w.job), compression_, alone());
     }
+
+    /// Whether the job's output may replace a file there: --force, or --update's older output.
+    bool replaces(const Job& job) const { return o_.force || job.replace; }
 
     /// A file filtered alone is compressed in parts on every core, which would otherwise wait;
     /// files of a batch by libdeflate on their worker, the faster a core (png_io.h, write_image).
@@ -1184,7 +1208,7 @@ int FilterBatch::run() {
     const char* used = o_.spectrum ? "spectrum" : backend_name(backend_);
     if (o_.verbosity > 0 && (jobs_.size() > 1 || skipped_ > 0 || o_.verbosity > 1))
         std::fprintf(stderr, "%s: %zu file%s, %zu failed%s, %.1f MP in %.2f s, %.1f MP/s, backend %s\n", kTool, jobs_.size(),
-                     jobs_.size() == 1 ? "" : "s", failed_, skipped_note(skipped_).c_str(), megapixels_, seconds,
+                     jobs_.size() == 1 ? "" : "s", failed_, skipped_note(skipped_, o_.update).c_str(), megapixels_, seconds,
                      seconds > 0 ? megapixels_ / seconds : 0.0, used);
     if (o_.verbosity > 1 && seconds > 0) {
         // Each stage's share of what runs it: workers for decode, CPU filter and encode; the GL
@@ -1272,10 +1296,10 @@ int run(const Options& o) {
         }
     }
     std::vector<Job> jobs = shard(plan_outputs(o), o.shard, o.shards);
-    const size_t skipped = o.skip_existing ? skip_existing(jobs, o.verbosity) : 0;
+    const size_t skipped = o.skip_existing || o.update ? skip_finished(jobs, o.update, o.verbosity) : 0;
     make_output_subdirectories(jobs);
     if (jobs.empty()) {  // every output there: nothing to read, no GL to start
-        if (o.verbosity > 0) std::fprintf(stderr, "%s: 0 files%s\n", kTool, skipped_note(skipped).c_str());
+        if (o.verbosity > 0) std::fprintf(stderr, "%s: 0 files%s\n", kTool, skipped_note(skipped, o.update).c_str());
         return kExitOk;
     }
 
