@@ -1185,16 +1185,24 @@ TEST(recursive_directories_keep_their_tree) {
     EXPECT(links.status == 2 && test::count_lines(links.err) == 1, "a directory of links to directories: exit ", links.status, ": ", links.err);
 }
 
+/// `count` random 8-bit PNGs f0.png, f1.png, ... in `dir` (seeds from `seed`); their paths, each
+/// after a space, for a command line.
+std::string numbered_inputs(const TempDir& dir, int count, int width, int height, int color_type, unsigned seed) {
+    std::string inputs;
+    for (int i = 0; i < count; ++i) {
+        const std::string path = dir / ("f" + std::to_string(i) + ".png");
+        fixture::write_file(path, fixture::encode(fixture::random_png(width, height, color_type, 8, false, false, seed + i)));
+        inputs += " " + path;
+    }
+    return inputs;
+}
+
 TEST(skip_existing_resumes_a_stopped_batch) {
     // --skip-existing leaves out the inputs whose output is there (outputs are whole or absent) and
     // filters the rest as a first run would; an output there is not touched. With --force it is a
     // usage error.
     TempDir dir;
-    std::string inputs;
-    for (int i = 0; i < 5; ++i) {
-        fixture::write_file(dir / ("f" + std::to_string(i) + ".png"), fixture::encode(fixture::random_png(20, 14, 6, 8, false, false, 60 + i)));
-        inputs += " " + dir / ("f" + std::to_string(i) + ".png");
-    }
+    const std::string inputs = numbered_inputs(dir, 5, 20, 14, 6, 60);
     EXPECT(test::run(tool() + " -q -k disk:2" + inputs + " -o " + dir / "first").status == 0, "first run");
     test::run("mkdir " + dir / "out && cp " + dir / "first/f0.png " + dir / "first/f3.png " + dir / "out/");
     fixture::write_file(dir / "out/f1.png", fixture::Bytes{'k', 'e', 'p', 't'});  // not a PNG: --skip-existing trusts what is there
@@ -1215,11 +1223,7 @@ TEST(update_filters_again_what_changed) {
     // others again, replacing their outputs (an older output, even one that is not a PNG, and an
     // input touched after its output); it excludes --force and --skip-existing.
     TempDir dir;
-    std::string inputs;
-    for (int i = 0; i < 4; ++i) {
-        fixture::write_file(dir / ("f" + std::to_string(i) + ".png"), fixture::encode(fixture::random_png(18, 11, 2, 8, false, false, 80 + i)));
-        inputs += " " + dir / ("f" + std::to_string(i) + ".png");
-    }
+    const std::string inputs = numbered_inputs(dir, 4, 18, 11, 2, 80);
     EXPECT(test::run(tool() + " -q -k disk:2" + inputs + " -o " + dir / "first").status == 0, "first run");
     test::Result none = test::run(tool() + " -u -k disk:2" + inputs + " -o " + dir / "out");
     EXPECT(none.status == 0 && none.err.find("4 files, 0 failed,") != std::string::npos, "no outputs yet: ", none.err);
