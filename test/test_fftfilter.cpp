@@ -719,6 +719,12 @@ TEST(batch_with_a_corrupt_file_does_the_rest) {
     // The same list read from standard input.
     test::Result s = test::run("printf '%s\\n'" + inputs + " | " + tool() + " -q -f -k box:3 -o " + dir / "out -");
     EXPECT(s.status == 1 && test::count_lines(s.err) == 1, "list on stdin: exit ", s.status, ": ", s.err);
+    // NUL-separated (-0, find -print0): a name with a newline in it.
+    fixture::write_file(dir / "new\nline.png", fixture::encode(fixture::random_png(24, 16, 6, 8, false, false, 40)));
+    test::Result z = test::run("printf '%s\\0' " + dir / "f0.png '" + dir / "new\nline.png' | " + tool() + " -q -0 -k box:3 -o " + dir / "nul -");
+    EXPECT(z.status == 0 && test::read_bytes(dir / "nul/new\nline.png") == test::read_bytes(dir / "out/f0.png") &&
+               test::read_bytes(dir / "nul/f0.png") == test::read_bytes(dir / "out/f0.png"),
+           "a NUL-separated list on stdin: exit ", z.status, ": ", z.err);
 }
 
 TEST(spectrum_and_synth) {

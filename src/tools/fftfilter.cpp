@@ -73,6 +73,7 @@ struct Options {
     bool update = false;  // leave the inputs whose output is newer; filter the others again
     bool directory_inputs = false;  // an operand was a directory: outputs go to one directory
     bool recursive = false;  // directories' subdirectories too
+    bool null_separated = false;  // `-` reads paths ended by NUL bytes (find -print0), not lines
     int verbosity = 1;  // 0 quiet, 1 normal, 2 verbose
     bool normalize = true;
     bool linear = false;
@@ -123,6 +124,10 @@ std::vector<OptionSpec> option_specs(Options& o) {
              if (o.depth != 8 && o.depth != 16) throw UsageError("--depth must be 8 or 16");
          }},
         {"force", 'f', "", "replace existing outputs (never an input)", set_flag(o.force)},
+        {"null", '0', "",
+         "- reads paths ended by NUL bytes (find -print0), not lines: names with\n"
+         "newlines in them",
+         set_flag(o.null_separated)},
         {"recursive", 'r', "",
          "directories' subdirectories too (not hidden ones or links to directories);\n"
          "under -o their outputs keep the same subdirectories",
@@ -316,7 +321,7 @@ Options parse_options_or_throw(int argc, char** argv) {
     for (const std::string& operand : operands) {
         if (operand == "-") {
             std::string line;
-            while (std::getline(std::cin, line))
+            while (std::getline(std::cin, line, o.null_separated ? '\0' : '\n'))
                 if (!line.empty()) add(line);
         } else {
             add(operand);
