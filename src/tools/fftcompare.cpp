@@ -28,6 +28,7 @@
 #include <functional>
 #include <iterator>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -787,10 +788,13 @@ int run(Options o) {
     HeadlessContext context(o.gl);
     require_fragment_chain_support();
     // Sizes past the GPU's texture limit are refused before any memory is taken for them.
-    const int limit = max_texture_side();
-    for (Size s : o.sizes)
-        if (s.m > limit || s.n > limit)
-            throw UsageError("--sizes: " + size_name(s) + " is above this GPU's texture limit of " + std::to_string(limit));
+    for (Size s : o.sizes) {
+        try {
+            check_texture_size(s.m, s.n);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--sizes: ") + e.what());
+        }
+    }
     ProgramCache programs;
     std::string gpu = describe_gl(), cpu = cpu_name() + ", " + std::to_string(std::thread::hardware_concurrency()) + " threads";
 

@@ -294,8 +294,8 @@ std::vector<FoundFile> png_files_in(const std::string& dir, bool recursive, cons
         if (name[0] == '.' || !ends_with(name, ".png") || ends_with(name, ".filtered.png") || ends_with(name, ".spectrum.png") ||
             !it->is_regular_file(kind))
             continue;
-        const fs::path under = it->path().lexically_relative(dir).parent_path();
-        files.push_back({top + it->path().lexically_relative(dir).string(), under.empty() ? "" : under.string()});
+        const fs::path relative = it->path().lexically_relative(dir);
+        files.push_back({top + relative.string(), relative.parent_path().string()});
     }
     if (error) throw UsageError(dir + ": cannot read the directory: " + error.message());
     if (files.empty()) throw UsageError(dir + ": a directory with no PNG files" + (recursive ? " in it or under it" : ""));
@@ -688,7 +688,7 @@ private:
         w->job = &jobs_[i];
         const Job& job = jobs_[i];
         if (!job.problem.empty()) throw Error(job.problem);
-        if (!o_.force && !job.replace && file_exists(job.output)) throw Error(job.output + ": already exists (use --force to replace it)");
+        if (!replaces(job) && file_exists(job.output)) throw Error(job.output + ": already exists (use --force to replace it)");
         // The header first: how the image is planned (whole, or in strips) decides whether it is
         // read whole now or streamed later. The pixel limit binds only what is held whole.
         PngReader reader(job.input, PngLimits{0});
