@@ -1255,6 +1255,114 @@ TEST(update_filters_again_what_changed) {
     }
 }
 
+TEST(update_filters_again_what_other_options_made) {
+    // Each output records how it was made (its "fftfilter" text: the options that decide its pixels
+    // and the kernel's size and digest), and --update filters again an output whose record is not
+    // this run's, however new: another kernel or boundary, a kernel file whose contents changed, an
+    // output that records nothing. Options that change only last bits or the coding (backend,
+    // compression, threads) keep outputs up to date, as does a kernel file rewritten alike.
+    TempDir dir;
+    const std::string inputs = numbered_inputs(dir, 3, 16, 12, 2, 90);
+    auto update = [&](const std::string& options) { return test::run(tool() + " -u " + options + inputs + " -o " + dir / "out"); };
+    auto expect_summary = [&](const test::Result& r, const std::string& summary, const std::string& step) {
+        EXPECT(r.status == 0 && r.err.find(summary) != std::string::npos, step, ": exit ", r.status, ": ", r.err);
+    };
+    auto expect_fresh = [&](const std::string& options, const std::string& step) {  // the outputs a first run makes
+        const std::string fresh = dir / ("fresh" + std::to_string(std::hash<std::string>()(step)));
+        EXPECT(test::run(tool() + " -q " + options + inputs + " -o " + fresh).status == 0, step, ": fresh run");
+        for (int i = 0; i < 3; ++i) {
+            const std::string name = "f" + std::to_string(i) + ".png";
+            EXPECT(test::read_bytes(dir / ("out/" + name)) == test::read_bytes(fresh + "/" + name), step, ": ", name,
+                   " differs from a first run's");
+        }
+    };
+    expect_summary(update("-k disk:2"), "3 files, 0 failed,", "first");
+    expect_summary(update("-k disk:2 --compression 9 -j 1 --backend fftw"), "0 files, 3 skipped (their outputs are up to date)",
+                   "the same filter, coded otherwise");
+    expect_summary(update("-k disk:3"), "3 files, 0 failed,", "another kernel");
+    expect_fresh("-k disk:3", "another kernel");
+    expect_summary(update("-k disk:3 -b wrap"), "3 files, 0 failed,", "another boundary");
+    const std::string kernel = dir / "k.png";
+    const fixture::Bytes first_kernel = fixture::encode(fixture::random_png(5, 3, 0, 8, false, false, 4));
+    fixture::write_file(kernel, first_kernel);
+    expect_summary(update("-k " + kernel + " -b wrap"), "3 files, 0 failed,", "a kernel file");
+    fixture::write_file(kernel, first_kernel);
+    expect_summary(update("-k " + kernel + " -b wrap"), "0 files, 3 skipped", "the kernel file rewritten alike");
+    fixture::write_file(kernel, fixture::encode(fixture::random_png(5, 3, 0, 8, false, false, 5)));
+    expect_summary(update("-k " + kernel + " -b wrap"), "3 files, 0 failed,", "the kernel file changed");
+    expect_fresh("-k " + kernel + " -b wrap", "the kernel file changed");
+    // An output that records nothing (here a PNG another program wrote), newer than its input.
+    fixture::write_file(dir / "out/f1.png", fixture::encode(fixture::random_png(16, 12, 2, 8, false, false, 91)));
+    test::Result r = update("-v -k " + kernel + " -b wrap");
+    expect_summary(r, "1 file, 0 failed, 2 skipped", "an output recording nothing");
+    EXPECT(r.err.find(dir / "out/f1.png" + " was made otherwise") != std::string::npos, "-v does not say why: ", r.err);
+    expect_fresh("-k " + kernel + " -b wrap", "an output recording nothing");
+}
+
+TEST(outputs_keep_the_inputs_text_and_record_how_they_were_made) {
+    // An output keeps its input's text chunks (tEXt, zTXt, iTXt: title, comment, author...) through
+    // every writer, replaces "Software" and the "fftfilter" record, and leaves out a keyword that a
+    // PNG may not hold (libpng would refuse to write it, failing the file).
+    TempDir dir;
+    auto text_chunk = [](const std::string& key, const std::string& text) {
+        fixture::Bytes d(key.begin(), key.end());
+        d.push_back(0);
+        d.insert(d.end(), text.begin(), text.end());
+        return d;
+    };
+    const std::string comment = "filtered for the tests, a comment long enough to be worth compressing, compressing, compressing";
+    fixture::Bytes compressed = text_chunk("Comment", "");
+    compressed.push_back(0);  // deflate
+    const fixture::Bytes deflated = fixture::zlib_compress(fixture::Bytes(comment.begin(), comment.end()));
+    compressed.insert(compressed.end(), deflated.begin(), deflated.end());
+    fixture::Bytes international = text_chunk("Author", "");
+    for (const std::string& part : {std::string("\0\0en\0", 5), std::string("Autor\0", 6), std::string("Zo\xc3\xab")})
+        international.insert(international.end(), part.begin(), part.end());
+    for (bool interlaced : {false, true}) {
+        fixture::Bytes bytes = fixture::encode(fixture::random_png(24, 16, 2, 8, interlaced, false, 8));
+        fixture::Bytes with_text(bytes.begin(), bytes.begin() + 33);  // after IHDR
+        fixture::chunk(with_text, "tEXt", text_chunk("Title", "Clouds at dusk"));
+        fixture::chunk(with_text, "tEXt", text_chunk("Software", "a paint program"));
+        fixture::chunk(with_text, "zTXt", compressed);
+        fixture::chunk(with_text, "tEXt", text_chunk("\x01\x02", "a keyword no PNG may hold"));
+        fixture::chunk(with_text, "iTXt", international);
+        fixture::chunk(with_text, "tEXt", text_chunk("fftfilter", "-k box:3 -b zero; from another run"));
+        with_text.insert(with_text.end(), bytes.begin() + 33, bytes.end());
+        fixture::write_file(dir / (interlaced ? "i.png" : "t.png"), with_text);
+    }
+    const std::string software = std::string("fftfilter (gpufft) ") + kVersion;
+    struct Case {
+        const char* environment;
+        const char* options;
+        const char* recipe_starts;
+    };
+    const Case cases[] = {{"", "--backend fftw -k gaussian:1", "-k gaussian:1 -b reflect; kernel 9x9, digest "},
+                          {"", "--backend fftw -k gaussian:1 --compression 6 --linear", "-k gaussian:1 -b reflect --linear; kernel 9x9, digest "},
+                          {"", "--backend fftw -k gaussian:1 --stream always -b wrap", "-k gaussian:1 -b wrap; kernel 9x9, digest "},
+                          {"GPUFFT_GPU_DEFLATE=on ", "--backend compute -k disk:2 --depth 16", "-k disk:2 -b reflect --depth 16; kernel "},
+                          {"", "--spectrum", "--spectrum"}};
+    for (const Case& c : cases) {
+        const std::string out = dir / ("out" + std::to_string(&c - cases));
+        test::Result r = test::run(std::string(c.environment) + tool() + " -q " + c.options + " " + dir / "t.png " + dir / "i.png -o " + out);
+        EXPECT(r.status == 0 && r.err.empty(), c.options, ": exit ", r.status, ": ", r.err);
+        for (const char* name : {"t.png", "i.png"}) {
+            const PngFormat f = read_png(out + "/" + name).format;
+            std::string keys;
+            for (const PngText& t : f.text) keys += (keys.empty() ? "" : ",") + t.key;
+            EXPECT(keys == "Title,Comment,Author,Software,fftfilter", c.options, " ", name, ": keys ", keys);
+            if (f.text.size() != 5) continue;
+            EXPECT(f.text[0].text == "Clouds at dusk" && f.text[0].kind == PngText::Kind::Text, c.options, " ", name, ": title");
+            EXPECT(f.text[1].text == comment && f.text[1].kind == PngText::Kind::CompressedText, c.options, " ", name, ": comment ",
+                   f.text[1].text);
+            EXPECT(f.text[2].text == "Zo\xc3\xab" && f.text[2].kind == PngText::Kind::International && f.text[2].language == "en" &&
+                       f.text[2].translated_key == "Autor",
+                   c.options, " ", name, ": author ", f.text[2].text, " (", f.text[2].language, ", ", f.text[2].translated_key, ")");
+            EXPECT(f.text[3].text == software, c.options, " ", name, ": software ", f.text[3].text);
+            EXPECT(f.text[4].text.rfind(c.recipe_starts, 0) == 0, c.options, " ", name, ": recorded ", f.text[4].text);
+        }
+    }
+}
+
 TEST(writes_the_system_refuses_fail_their_file_with_the_reason) {
     // A write the system refuses (a full disk: ENOSPC; here the file-size limit that prlimit sets:
     // EFBIG) fails its file alone: one line with the system's reason, the temporary removed, the

@@ -173,6 +173,45 @@ void read_metadata(PngContext* c, PngFormat& f) {
         f.phys_y = py;
         f.phys_unit = unit;
     }
+    png_textp text = nullptr;
+    const int count = png_get_text(c->png, c->info, &text, nullptr);
+    for (int i = 0; i < count; ++i) {
+        const png_text& t = text[i];
+        if (!t.key || !valid_text_key(t.key)) continue;  // (libpng would refuse to write it)
+        PngText kept;
+        kept.key = t.key;
+        const bool international = t.compression >= PNG_ITXT_COMPRESSION_NONE;
+        const size_t length = international ? t.itxt_length : t.text_length;
+        if (t.text) kept.text.assign(t.text, length);
+        kept.kind = t.compression == PNG_TEXT_COMPRESSION_zTXt ? PngText::Kind::CompressedText
+                  : t.compression == PNG_ITXT_COMPRESSION_NONE ? PngText::Kind::International
+                  : t.compression == PNG_ITXT_COMPRESSION_zTXt ? PngText::Kind::CompressedInternational
+                                                               : PngText::Kind::Text;
+        if (international && t.lang) kept.language = t.lang;
+        if (international && t.lang_key) kept.translated_key = t.lang_key;
+        f.text.push_back(std::move(kept));
+    }
+}
+
+/// The chunks of `f.text` as libpng takes them (pointing into `f`).
+std::vector<png_text> libpng_text(const PngFormat& f) {
+    std::vector<png_text> chunks;
+    for (const PngText& t : f.text) {
+        png_text c{};
+        c.compression = t.kind == PngText::Kind::CompressedText          ? PNG_TEXT_COMPRESSION_zTXt
+                      : t.kind == PngText::Kind::International           ? PNG_ITXT_COMPRESSION_NONE
+                      : t.kind == PngText::Kind::CompressedInternational ? PNG_ITXT_COMPRESSION_zTXt
+                                                                         : PNG_TEXT_COMPRESSION_NONE;
+        c.key = const_cast<png_charp>(t.key.c_str());
+        c.text = const_cast<png_charp>(t.text.c_str());
+        c.text_length = t.text.size();
+        if (c.compression >= PNG_ITXT_COMPRESSION_NONE) {
+            c.lang = const_cast<png_charp>(t.language.c_str());
+            c.lang_key = const_cast<png_charp>(t.translated_key.c_str());
+        }
+        chunks.push_back(c);
+    }
+    return chunks;
 }
 
 // The Paeth predictor (PNG, filter type 4) of a sample from its left, upper and upper-left
@@ -781,6 +820,29 @@ std::string PngFormat::describe() const {
            (interlaced ? ", interlaced" : "");
 }
 
+const std::string* PngFormat::find_text(const std::string& key) const {
+    for (const PngText& t : text)
+        if (t.key == key) return &t.text;
+    return nullptr;
+}
+
+void PngFormat::set_text(const std::string& key, const std::string& value) {
+    text.erase(std::remove_if(text.begin(), text.end(), [&](const PngText& t) { return t.key == key; }), text.end());
+    PngText t;
+    t.key = key;
+    t.text = value;
+    text.push_back(std::move(t));
+}
+
+bool valid_text_key(const std::string& key) {
+    if (key.empty() || key.size() > 79 || key.front() == ' ' || key.back() == ' ') return false;
+    for (size_t i = 0; i < key.size(); ++i) {
+        const auto c = static_cast<unsigned char>(key[i]);
+        if (c < 32 || (c > 126 && c < 161) || (c == ' ' && key[i + 1] == ' ')) return false;
+    }
+    return true;
+}
+
 struct PngReader::State {
     PngContext c;
     std::string name;
@@ -1075,7 +1137,8 @@ void paeth_filter_row(const unsigned char* cur, const unsigned char* prev, unsig
 
 namespace {
 
-bool write_header(PngContext* c, const PngFormat* f, int compression, png_uint_32 width, png_uint_32 height) {
+bool write_header(PngContext* c, const PngFormat* f, std::vector<png_text>* text, int compression, png_uint_32 width,
+                  png_uint_32 height) {
     if (setjmp(png_jmpbuf(c->png))) return false;
     if (compression >= 0) png_set_compression_level(c->png, compression);
     // The fast levels filter every row with Paeth instead of trying all five filters per row: on
@@ -1094,6 +1157,7 @@ bool write_header(PngContext* c, const PngFormat* f, int compression, png_uint_3
         png_set_iCCP(c->png, c->info, f->icc_name.c_str(), PNG_COMPRESSION_TYPE_BASE, f->icc_profile.data(),
                      static_cast<png_uint_32>(f->icc_profile.size()));
     if (f->has_phys) png_set_pHYs(c->png, c->info, f->phys_x, f->phys_y, f->phys_unit);
+    if (!text->empty()) png_set_text(c->png, c->info, text->data(), static_cast<int>(text->size()));
     png_write_info(c->png, c->info);
     if (f->bit_depth < 8) png_set_packing(c->png);  // one byte per sample in, packed out
     if (f->bit_depth == 16) png_set_swap(c->png);   // native uint16 in
@@ -1522,7 +1586,8 @@ PngWriter::PngWriter(const std::string& path, int width, int height, const PngFo
     if (c.png) c.info = png_create_info_struct(c.png);
     if (!c.png || !c.info) s_->fail();
     png_set_write_fn(c.png, &c, write_data, flush_data);
-    if (!write_header(&c, &format, compression, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height)))
+    std::vector<png_text> text = libpng_text(format);  // (made here: write_header() may longjmp)
+    if (!write_header(&c, &format, &text, compression, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height)))
         s_->fail();
 }
 

@@ -15,6 +15,15 @@
 
 namespace gpufft {
 
+/// A text chunk: tEXt (Latin-1), zTXt (Latin-1, compressed) or iTXt (UTF-8, compressed or not).
+struct PngText {
+    enum class Kind { Text, CompressedText, International, CompressedInternational };
+    std::string key;   ///< 1-79 Latin-1 characters ("Title", "Author", "Copyright", ...)
+    std::string text;
+    Kind kind = Kind::Text;
+    std::string language, translated_key;  ///< iTXt's, UTF-8
+};
+
 /// What a PNG file stored, so an output can keep it.
 struct PngFormat {
     int color_type = 6;       ///< PNG_COLOR_TYPE_*: 0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA
@@ -30,12 +39,23 @@ struct PngFormat {
     bool has_phys = false;
     unsigned phys_x = 0, phys_y = 0;
     int phys_unit = 0;
+    /// Text chunks before the image data (an image's title, author, copyright...), in file order;
+    /// outputs keep them. Those whose keyword a PNG may not hold are left out.
+    std::vector<PngText> text;
 
     bool has_alpha() const { return color_type == 4 || color_type == 6 || has_trns; }
     bool is_grey() const { return color_type == 0 || color_type == 4; }
     /// "RGB 8-bit", "palette 4-bit + tRNS, interlaced", ...
     std::string describe() const;
+    /// The text of the first chunk with keyword `key`, or null.
+    const std::string* find_text(const std::string& key) const;
+    /// Sets the text of keyword `key` (a tEXt chunk; the first of that keyword, others removed).
+    void set_text(const std::string& key, const std::string& text);
 };
+
+/// Whether `key` may be a text chunk's keyword: 1-79 printable Latin-1 characters, no space at
+/// either end or two in a row.
+bool valid_text_key(const std::string& key);
 
 // Samples (stored samples as a PNG holds them) are public: gpufft/gpufft.h.
 

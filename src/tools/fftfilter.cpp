@@ -138,8 +138,9 @@ std::vector<OptionSpec> option_specs(Options& o) {
          set_flag(o.skip_existing)},
         {"update", 'u', "",
          "leave out the inputs whose output is newer than they are (modification\n"
-         "times), and filter the others again, replacing older outputs: a folder kept\n"
-         "up to date as its inputs change",
+         "times) and was made with the same options and kernel (each output records\n"
+         "them in its 'fftfilter' text), and filter the others again, replacing their\n"
+         "outputs: a folder kept up to date as its inputs and options change",
          set_flag(o.update)},
         {"no-normalize", 0, "", "PNG kernels keep their raw values (8/16-bit mapped to [0, 1])", set_flag(o.normalize, false)},
         {"linear", 0, "",
@@ -406,27 +407,91 @@ std::string skipped_note(size_t skipped, bool update) {
     return ", " + std::to_string(skipped) + " skipped (their outputs " + (update ? "are up to date)" : "exist)");
 }
 
+/// The keyword of the text chunk in which an output records how it was made.
+constexpr const char* kRecipeKey = "fftfilter";
+
+/// `text` with every byte outside printable ASCII written as \xNN (and '\' as \\): a tEXt
+/// chunk's text is Latin-1, and a kernel file's name may be anything.
+std::string printable(const std::string& text) {
+    std::string out;
+    for (unsigned char c : text) {
+        char code[8];
+        std::snprintf(code, sizeof code, "\\x%02x", c);
+        out += c == '\\' ? "\\\\" : c >= 32 && c < 127 ? std::string(1, static_cast<char>(c)) : std::string(code);
+    }
+    return out;
+}
+
+/// 64-bit FNV-1a of a kernel as built: its size, origin, channels and every weight's bits. A kernel
+/// file whose contents changed has another; so does a built-in kernel made differently.
+uint64_t kernel_digest(const Kernel& k) {
+    uint64_t h = 14695981039346656037ull;
+    auto add = [&h](const void* data, size_t bytes) {
+        for (size_t i = 0; i < bytes; ++i) h = (h ^ static_cast<const unsigned char*>(data)[i]) * 1099511628211ull;
+    };
+    const int head[] = {k.weights.width, k.weights.height, k.cx, k.cy, k.per_channel ? 1 : 0};
+    add(head, sizeof head);
+    add(k.weights.rgba.data(), k.weights.rgba.size() * sizeof(float));
+    return h;
+}
+
+/// What an output records in its kRecipeKey text: the options that decide its pixels, as the
+/// command line gives them, and for a filter the kernel's size and digest, e.g. "-k gaussian:8 -b
+/// reflect --linear; kernel 33x33, digest 3f0c...". Options that change only the last bits or the
+/// file's coding (backend, tiles, grids, compression, threads, streaming) are not in it. --update
+/// filters again an output whose text differs (ninja's rule for a changed command), so a batch run
+/// again with another kernel, or after a kernel file changed, does not leave old outputs behind.
+std::string recipe(const Options& o, const Kernel& k) {
+    std::string r = o.spectrum ? "--spectrum" : "-k " + printable(o.kernel) + " -b " + boundary_name(o.boundary);
+    if (o.linear) r += " --linear";
+    if (o.premultiply && !o.spectrum) r += " --premultiply";
+    if (!o.normalize && !o.spectrum) r += " --no-normalize";
+    if (o.depth) r += " --depth " + std::to_string(o.depth);
+    if (!o.spectrum) {
+        char digest[20];
+        std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(kernel_digest(k)));
+        r += "; kernel " + std::to_string(k.weights.width) + "x" + std::to_string(k.weights.height) + ", digest " + digest;
+    }
+    return r;
+}
+
+/// The text `path` (an output) records how it was made by (kRecipeKey), or "" (none there, or not a PNG).
+std::string recorded_recipe(const std::string& path) {
+    try {
+        PngReader reader(path, PngLimits{0});
+        const std::string* text = reader.format().find_text(kRecipeKey);
+        return text ? *text : "";
+    } catch (const Error&) {
+        return "";
+    }
+}
+
 /// Whether a's modification time is at least b's (both there).
 bool modified_no_earlier(const struct stat& a, const struct stat& b) {
     return a.st_mtim.tv_sec != b.st_mtim.tv_sec ? a.st_mtim.tv_sec > b.st_mtim.tv_sec : a.st_mtim.tv_nsec >= b.st_mtim.tv_nsec;
 }
 
 /// --skip-existing: takes out the jobs whose output is already there (an output is whole or absent,
-/// so one there is finished); --update: those whose output is no older than the input, the others
-/// replacing theirs. Before any file is read; says which with -v. Returns how many it took out.
-size_t skip_finished(std::vector<Job>& jobs, bool update, int verbosity) {
+/// so one there is finished); --update: those whose output is no older than the input and was made
+/// as this run would make it (`recipe`), the others replacing theirs. Before any file is read;
+/// says which with -v. Returns how many it took out.
+size_t skip_finished(std::vector<Job>& jobs, bool update, const std::string& recipe, int verbosity) {
     size_t skipped = 0;
     std::vector<Job> left;
     for (Job& job : jobs) {
         struct stat out, in;
         const bool there = job.problem.empty() && stat(job.output.c_str(), &out) == 0 && !S_ISDIR(out.st_mode);
-        const bool finished = there && (!update || (stat(job.input.c_str(), &in) == 0 && modified_no_earlier(out, in)));
-        if (finished) {
+        const bool newer = there && update && stat(job.input.c_str(), &in) == 0 && modified_no_earlier(out, in);
+        const bool same_recipe = newer && recorded_recipe(job.output) == recipe;
+        if (there && (!update || same_recipe)) {
             ++skipped;
             if (verbosity > 1)
                 std::fprintf(stderr, "%s: %s: skipped, %s %s\n", kTool, job.input.c_str(), job.output.c_str(),
                              update ? "is up to date" : "exists");
         } else {
+            if (verbosity > 1 && newer)
+                std::fprintf(stderr, "%s: %s: filtered again, %s was made otherwise (its %s text: \"%s\")\n", kTool,
+                             job.input.c_str(), job.output.c_str(), kRecipeKey, printable(recorded_recipe(job.output)).c_str());
             job.replace = there && update;
             left.push_back(std::move(job));
         }
@@ -599,7 +664,7 @@ public:
                 std::chrono::steady_clock::time_point start)
         : o_(o), kernel_(std::move(kernel)), jobs_(std::move(jobs)), skipped_(skipped), gpu_(std::move(gpu)), backend_(backend), start_(start),
           compression_(o.compression < 0 ? kDefaultCompression : o.compression),
-          workers_(o.jobs > 0 ? o.jobs : hardware_threads()), progress_(jobs_.size(), o.verbosity > 0) {
+          workers_(o.jobs > 0 ? o.jobs : hardware_threads()), progress_(jobs_.size(), o.verbosity > 0), recipe_(recipe(o, kernel_)) {
         fft_ = o.fft;
         fft_.backend = backend_ == Backend::Fftw ? Backend::Auto : backend_;
         sample_limits_ = gpu_ && o.gpu_convert ? ImageFilter::sample_limits() : SampleLimits{};
@@ -633,6 +698,8 @@ private:
     PngFormat output_of(const PngFormat& input, bool colour) const {
         PngFormat f = output_format(input, colour);
         if (o_.depth) f.bit_depth = o_.depth;
+        f.set_text("Software", std::string(kTool) + " (gpufft) " + kVersion);
+        f.set_text(kRecipeKey, recipe_);
         return f;
     }
 
@@ -1181,6 +1248,7 @@ private:
     std::atomic<int> first_gl_objects_{-1};
     // finish() (one call at a time):
     Progress progress_;
+    const std::string recipe_;  // what each output records in its kRecipeKey text (recipe())
     size_t failed_ = 0, done_count_ = 0;
     double megapixels_ = 0;
     ResourceUse first_use_;
@@ -1286,6 +1354,7 @@ int run(const Options& o) {
         PngFormat f;
         f.color_type = spec.colour ? 2 : 0;
         f.bit_depth = o.depth ? o.depth : 8;
+        f.set_text("Software", std::string(kTool) + " (gpufft) " + kVersion);
         write_png(out, texture, f, o.force, o.compression < 0 ? kDefaultCompression : o.compression);
         if (o.verbosity > 0) std::fprintf(stderr, "%s: wrote %s (%dx%d)\n", kTool, out.c_str(), spec.width, spec.height);
         return kExitOk;
@@ -1301,7 +1370,7 @@ int run(const Options& o) {
         }
     }
     std::vector<Job> jobs = shard(plan_outputs(o), o.shard, o.shards);
-    const size_t skipped = o.skip_existing || o.update ? skip_finished(jobs, o.update, o.verbosity) : 0;
+    const size_t skipped = o.skip_existing || o.update ? skip_finished(jobs, o.update, recipe(o, kernel), o.verbosity) : 0;
     make_output_subdirectories(jobs);
     if (jobs.empty()) {  // every output there: nothing to read, no GL to start
         if (o.verbosity > 0) std::fprintf(stderr, "%s: 0 files%s\n", kTool, skipped_note(skipped, o.update).c_str());
