@@ -1363,6 +1363,39 @@ TEST(outputs_keep_the_inputs_text_and_record_how_they_were_made) {
     }
 }
 
+TEST(dry_run_says_what_would_be_filtered_and_touches_nothing) {
+    // -n/--dry-run prints "INPUT -> OUTPUT" for each file a run would filter (after --shard and -u
+    // chose) and, on standard error, each problem that would fail one, with the exit status the run
+    // would have; it makes no directory and reads no image (a corrupt one is listed), and an output
+    // there is neither replaced nor counted as one -u would keep.
+    TempDir dir;
+    const std::string inputs = numbered_inputs(dir, 3, 12, 10, 2, 120);
+    fixture::write_file(dir / "f3.png", fixture::Bytes{'n', 'o', 't', ' ', 'p', 'n', 'g'});
+    const std::string all = inputs + " " + dir / "f3.png";
+    test::Result r = test::run(tool() + " -n" + all + " -o " + dir / "new/sub");
+    std::string expected;
+    for (int i = 0; i < 4; ++i) expected += dir / ("f" + std::to_string(i) + ".png") + " -> " + dir / ("new/sub/f" + std::to_string(i) + ".png") + "\n";
+    EXPECT(r.status == 0 && r.out == expected && test::count_lines(r.err) == 1 && r.err.find("dry run: 4 files to filter, 0 would fail") != std::string::npos,
+           "exit ", r.status, ": ", r.out, r.err);
+    EXPECT(!file_exists(dir / "new"), "a dry run made the output directory");
+    EXPECT(test::run(tool() + " -q -k disk:2" + inputs + " -o " + dir / "out").status == 0, "a real run");
+    const std::string kept = test::read_bytes(dir / "out/f1.png");
+    r = test::run(tool() + " -n -k disk:2" + all + " -o " + dir / "out");
+    EXPECT(r.status == 1 && r.out == dir / "f3.png -> " + dir / "out/f3.png\n" &&
+               r.err.find(dir / "out/f1.png: already exists (use --force to replace it)") != std::string::npos &&
+               r.err.find("1 file to filter, 3 would fail") != std::string::npos,
+           "outputs there: exit ", r.status, ": ", r.out, r.err);
+    r = test::run(tool() + " -n -u -k disk:3 --shard 2/2" + all + " -o " + dir / "out");
+    EXPECT(r.status == 0 && r.out == dir / "f1.png -> " + dir / "out/f1.png (replacing it)\n" + dir / "f3.png -> " + dir / "out/f3.png\n",
+           "-u with another kernel, the second shard: exit ", r.status, ": ", r.out, r.err);
+    r = test::run(tool() + " -n -u -k disk:2" + all + " -o " + dir / "out");
+    EXPECT(r.status == 0 && r.out == dir / "f3.png -> " + dir / "out/f3.png\n" && r.err.find("3 skipped (their outputs are up to date)") != std::string::npos,
+           "-u with the same kernel: exit ", r.status, ": ", r.out, r.err);
+    EXPECT(test::read_bytes(dir / "out/f1.png") == kept && !file_exists(dir / "out/f3.png"), "a dry run wrote an output");
+    r = test::run(tool() + " -n --synth 8x8 -o " + dir / "s.png");
+    EXPECT(r.status == 2 && test::count_lines(r.err) == 1, "--synth: exit ", r.status, ": ", r.err);
+}
+
 TEST(writes_the_system_refuses_fail_their_file_with_the_reason) {
     // A write the system refuses (a full disk: ENOSPC; here the file-size limit that prlimit sets:
     // EFBIG) fails its file alone: one line with the system's reason, the temporary removed, the

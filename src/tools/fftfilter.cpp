@@ -71,6 +71,7 @@ struct Options {
     bool force = false;
     bool skip_existing = false;  // leave the inputs whose output exists (a batch resumed)
     bool update = false;  // leave the inputs whose output is newer; filter the others again
+    bool dry_run = false;  // say what would be filtered; read and write nothing
     bool directory_inputs = false;  // an operand was a directory: outputs go to one directory
     bool recursive = false;  // directories' subdirectories too
     bool null_separated = false;  // `-` reads paths ended by NUL bytes (find -print0), not lines
@@ -142,6 +143,11 @@ std::vector<OptionSpec> option_specs(Options& o) {
          "them in its 'fftfilter' text), and filter the others again, replacing their\n"
          "outputs: a folder kept up to date as its inputs and options change",
          set_flag(o.update)},
+        {"dry-run", 'n', "",
+         "say what would be filtered, a line 'INPUT -> OUTPUT' each (after -r, --shard,\n"
+         "--skip-existing and -u have chosen), and what would fail; reads no image,\n"
+         "writes nothing, makes no directory, starts no GL",
+         set_flag(o.dry_run)},
         {"no-normalize", 0, "", "PNG kernels keep their raw values (8/16-bit mapped to [0, 1])", set_flag(o.normalize, false)},
         {"linear", 0, "",
          "filter in linear light: decode sRGB (or the file's gAMA) first, encode\n"
@@ -333,6 +339,7 @@ Options parse_options_or_throw(int argc, char** argv) {
     if (o.synth.empty() && o.inputs.empty()) throw UsageError("no input files");
     if (!o.synth.empty() && !o.inputs.empty()) throw UsageError("--synth takes no input files");
     if (!o.synth.empty() && o.spectrum) throw UsageError("--synth and --spectrum exclude each other");
+    if (!o.synth.empty() && o.dry_run) throw UsageError("--dry-run takes input files, not --synth");
     return o;
 }
 
@@ -359,8 +366,16 @@ std::vector<Job> plan_outputs(const Options& o) {
                              (o.directory_inputs ? std::string("a directory's files go into a directory")
                                                  : "there are " + std::to_string(o.inputs.size()) + " inputs") +
                              " (give a directory)");
-        make_directories(o.output);
-        if (access(o.output.c_str(), W_OK | X_OK) != 0) throw Error(o.output + ": cannot create files: " + std::strerror(errno));
+        // (A dry run makes no directory: the nearest one there must let it be made.)
+        std::string made = o.output;
+        if (o.dry_run) {
+            while (!is_directory(made) && !file_exists(made) && parent_directory(made) != made) made = parent_directory(made);
+            if (!is_directory(made)) throw Error(o.output + ": cannot create: " + std::strerror(ENOTDIR));
+        } else {
+            make_directories(o.output);
+        }
+        if (access(made.c_str(), W_OK | X_OK) != 0)
+            throw Error(o.output + (made == o.output ? ": cannot create files: " : ": cannot create: ") + std::strerror(errno));
     } else if (!o.output.empty()) {
         // The words AtomicFile would use when the file is written.
         std::string parent = parent_directory(o.output);
@@ -511,6 +526,29 @@ void make_output_subdirectories(std::vector<Job>& jobs) {
             job.problem = e.what();
         }
     }
+}
+
+/// --dry-run: each job's line on standard output ("INPUT -> OUTPUT", and where it replaces an output
+/// --update found made otherwise, " (replacing it)"), and the problems that would fail a job as
+/// lines on standard error, with the summary; nothing is read or written. The tool's exit status.
+int dry_run(const std::vector<Job>& jobs, size_t skipped, const Options& o) {
+    size_t failing = 0;
+    for (const Job& job : jobs) {
+        std::string problem = job.problem;
+        if (problem.empty() && !o.force && !job.replace && file_exists(job.output))
+            problem = job.output + ": already exists (use --force to replace it)";
+        if (!problem.empty()) {
+            ++failing;
+            std::fprintf(stderr, "%s: %s\n", kTool, problem.c_str());
+            continue;
+        }
+        std::printf("%s -> %s%s\n", job.input.c_str(), job.output.c_str(), job.replace || (o.force && file_exists(job.output)) ? " (replacing it)" : "");
+    }
+    std::fflush(stdout);
+    if (o.verbosity > 0)
+        std::fprintf(stderr, "%s: dry run: %zu file%s to filter, %zu would fail%s\n", kTool, jobs.size() - failing,
+                     jobs.size() - failing == 1 ? "" : "s", failing, skipped_note(skipped, o.update).c_str());
+    return failing ? kExitFailed : kExitOk;
 }
 
 /// The K-th of N parts: every N-th job from the K-th, so that N parts take each job once and the
@@ -1371,6 +1409,7 @@ int run(const Options& o) {
     }
     std::vector<Job> jobs = shard(plan_outputs(o), o.shard, o.shards);
     const size_t skipped = o.skip_existing || o.update ? skip_finished(jobs, o.update, recipe(o, kernel), o.verbosity) : 0;
+    if (o.dry_run) return dry_run(jobs, skipped, o);
     make_output_subdirectories(jobs);
     if (jobs.empty()) {  // every output there: nothing to read, no GL to start
         if (o.verbosity > 0) std::fprintf(stderr, "%s: 0 files%s\n", kTool, skipped_note(skipped, o.update).c_str());
