@@ -569,6 +569,10 @@ TEST(png_kernels_grey_and_per_channel) {
     raw_values.normalize = false;
     Kernel r = parse_kernel(dir / "rgb.png", raw_values);
     EXPECT(r.weights.at(1, 0)[1] == 1.0f && std::abs(r.weights.at(0, 0)[2] - 0.2f) < 1e-7f, "--no-normalize keeps values");
+    // A kernel file is a .png in any case, as a directory's inputs are.
+    fixture::write_file(dir / "Grey.Png", fixture::encode(grey));
+    Kernel named = parse_kernel(dir / "Grey.Png");
+    EXPECT(named.weights.rgba == g.weights.rgba, "Grey.Png is not read as the same kernel");
 }
 
 TEST(linear_light_round_trips_exactly) {

@@ -81,4 +81,14 @@ std::vector<std::pair<int, int>> parse_size_list(const std::string& list, const 
     return sizes;
 }
 
+bool ends_with(const std::string& name, const std::string& suffix, bool any_case) {
+    if (name.size() < suffix.size()) return false;
+    const size_t at = name.size() - suffix.size();
+    for (size_t i = 0; i < suffix.size(); ++i) {
+        const auto c = static_cast<unsigned char>(name[at + i]);
+        if ((any_case ? static_cast<char>(std::tolower(c)) : name[at + i]) != suffix[i]) return false;
+    }
+    return true;
+}
+
 }  // namespace gpufft

@@ -17,6 +17,9 @@ long long parse_bytes(const std::string& text, const std::string& what);
 void parse_size(const std::string& text, const std::string& what, int& width, int& height);
 /// The items of `text` between separators `sep` ("a,,b": "a", "", "b"; "": one empty item).
 std::vector<std::string> split_list(const std::string& text, char sep);
+/// Whether `name` ends with `suffix`; with `any_case`, whatever the case of its letters (`suffix`
+/// in lower case: ".png" is a suffix of "a.PNG").
+bool ends_with(const std::string& name, const std::string& suffix, bool any_case = false);
 /// A comma-separated list of sizes, each "WxH" or "N".
 std::vector<std::pair<int, int>> parse_size_list(const std::string& list, const std::string& what);
 

@@ -1,5 +1,7 @@
 #include "gl/program.h"
 
+#include "base/parse.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,11 +36,6 @@ const char* kUniformNames[] = {
 };
 static_assert(sizeof kUniformNames / sizeof kUniformNames[0] == static_cast<size_t>(Uniform::Count),
               "one name per Uniform");
-
-bool ends_with(const std::string& s, const char* suffix) {
-    std::string t(suffix);
-    return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
-}
 
 /// A shader's or program's info log (glGetShaderiv and glGetShaderInfoLog, or the program's pair).
 template <typename GetIv, typename GetLog>

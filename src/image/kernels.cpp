@@ -197,10 +197,6 @@ const std::vector<Builtin>& builtins() {
     return table;
 }
 
-bool ends_with_png(const std::string& s) {
-    return s.size() > 4 && (s.compare(s.size() - 4, 4, ".png") == 0 || s.compare(s.size() - 4, 4, ".PNG") == 0);
-}
-
 Kernel png_kernel(const std::string& spec, const KernelOptions& options) {
     PngLimits limits;
     limits.max_pixels = static_cast<long long>(options.max_side) * options.max_side;
@@ -230,7 +226,7 @@ Kernel png_kernel(const std::string& spec, const KernelOptions& options) {
 
 Kernel parse_kernel(const std::string& spec, const KernelOptions& options) {
     if (spec.empty()) throw Error("empty kernel spec");
-    if (ends_with_png(spec)) return png_kernel(spec, options);
+    if (ends_with(spec, ".png", true)) return png_kernel(spec, options);
     size_t colon = spec.find(':');
     std::string name = spec.substr(0, colon), args = colon == std::string::npos ? "" : spec.substr(colon + 1);
     for (const Builtin& b : builtins()) {

@@ -266,13 +266,6 @@ void print_help() {
         options_help(option_specs(defaults)).c_str(), kernel_help().c_str());
 }
 
-bool ends_with(const std::string& name, const char* tail) {
-    const size_t n = std::strlen(tail);
-    if (name.size() < n) return false;
-    for (size_t i = 0; i < n; ++i)
-        if (std::tolower(static_cast<unsigned char>(name[name.size() - n + i])) != tail[i]) return false;
-    return true;
-}
 
 /// A PNG file that a directory operand stands for: its path, and its folder under the operand.
 struct FoundFile {
@@ -298,7 +291,7 @@ std::vector<FoundFile> png_files_in(const std::string& dir, bool recursive, cons
                 it.disable_recursion_pending();
             continue;
         }
-        if (name[0] == '.' || !ends_with(name, ".png") || ends_with(name, ".filtered.png") || ends_with(name, ".spectrum.png") ||
+        if (name[0] == '.' || !ends_with(name, ".png", true) || ends_with(name, ".filtered.png", true) || ends_with(name, ".spectrum.png", true) ||
             !it->is_regular_file(kind))
             continue;
         const fs::path relative = it->path().lexically_relative(dir);
@@ -361,7 +354,7 @@ std::vector<Job> plan_outputs(const Options& o) {
     const bool directory = o.inputs.size() > 1 || o.directory_inputs || (!o.output.empty() && (is_directory(o.output) || o.output.back() == '/'));
     const char* suffix = o.spectrum ? ".spectrum.png" : ".filtered.png";
     if (directory && !o.output.empty()) {
-        if (!is_directory(o.output) && o.output.back() != '/' && ends_with(o.output, ".png"))
+        if (!is_directory(o.output) && o.output.back() != '/' && ends_with(o.output, ".png", true))
             throw UsageError("-o " + o.output + ": names one file, but " +
                              (o.directory_inputs ? std::string("a directory's files go into a directory")
                                                  : "there are " + std::to_string(o.inputs.size()) + " inputs") +
