@@ -221,7 +221,10 @@ int main(int argc, char** argv) {
         for (const char* f : filters) chosen |= std::strstr(check::registry()[i].name, f) != nullptr;
         if (chosen) selected.push_back(i);
     }
-    if (check::serial_reason) jobs = 1;
+    if (check::serial_reason && jobs > 1 && selected.size() > 1) {
+        std::printf("(one test at a time, not %d: %s)\n", jobs, check::serial_reason);
+        jobs = 1;
+    }
     jobs = std::max(1, std::min(jobs, static_cast<int>(selected.size())));
     int passed = 0, failed = 0;
     if (jobs > 1) {
