@@ -1303,10 +1303,12 @@ TEST(update_filters_again_what_other_options_made) {
     expect_fresh("-k " + kernel + " -b wrap", "an output recording nothing");
 }
 
-TEST(outputs_keep_the_inputs_text_and_record_how_they_were_made) {
-    // An output keeps its input's text chunks (tEXt, zTXt, iTXt: title, comment, author...) through
-    // every writer, replaces "Software" and the "fftfilter" record, and leaves out a keyword that a
-    // PNG may not hold (libpng would refuse to write it, failing the file).
+TEST(outputs_keep_the_inputs_metadata_and_record_how_they_were_made) {
+    // An output keeps its input's text chunks (tEXt, zTXt, iTXt: title, comment, author...),
+    // chromaticities (cHRM), Exif data (eXIf: a photo's orientation) and the chunks PNG does not
+    // define that are marked safe to copy, through every writer; it replaces "Software" and the
+    // "fftfilter" record, and leaves out a keyword that a PNG may not hold (libpng would refuse to
+    // write it, failing the file) and a private chunk not safe to copy.
     TempDir dir;
     auto text_chunk = [](const std::string& key, const std::string& text) {
         fixture::Bytes d(key.begin(), key.end());
@@ -1322,6 +1324,7 @@ TEST(outputs_keep_the_inputs_text_and_record_how_they_were_made) {
     fixture::Bytes international = text_chunk("Author", "");
     for (const std::string& part : {std::string("\0\0en\0", 5), std::string("Autor\0", 6), std::string("Zo\xc3\xab")})
         international.insert(international.end(), part.begin(), part.end());
+    const fixture::Bytes exif = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 0};  // big-endian TIFF, an empty directory
     for (bool interlaced : {false, true}) {
         fixture::Bytes bytes = fixture::encode(fixture::random_png(24, 16, 2, 8, interlaced, false, 8));
         fixture::Bytes with_text(bytes.begin(), bytes.begin() + 33);  // after IHDR
@@ -1331,6 +1334,12 @@ TEST(outputs_keep_the_inputs_text_and_record_how_they_were_made) {
         fixture::chunk(with_text, "tEXt", text_chunk("\x01\x02", "a keyword no PNG may hold"));
         fixture::chunk(with_text, "iTXt", international);
         fixture::chunk(with_text, "tEXt", text_chunk("fftfilter", "-k box:3 -b zero; from another run"));
+        fixture::Bytes chromaticities;
+        for (uint32_t v : {31270u, 32900u, 64000u, 33000u, 30000u, 60000u, 15000u, 6000u}) fixture::put32(chromaticities, v);
+        fixture::chunk(with_text, "cHRM", chromaticities);
+        fixture::chunk(with_text, "eXIf", exif);
+        fixture::chunk(with_text, "prVt", fixture::Bytes{1, 2, 3});  // private, safe to copy
+        fixture::chunk(with_text, "prVT", fixture::Bytes{4, 5});     // private, not safe to copy
         with_text.insert(with_text.end(), bytes.begin() + 33, bytes.end());
         fixture::write_file(dir / (interlaced ? "i.png" : "t.png"), with_text);
     }
@@ -1363,6 +1372,12 @@ TEST(outputs_keep_the_inputs_text_and_record_how_they_were_made) {
                    c.options, " ", name, ": author ", f.text[2].text, " (", f.text[2].language, ", ", f.text[2].translated_key, ")");
             EXPECT(f.text[3].text == software, c.options, " ", name, ": software ", f.text[3].text);
             EXPECT(f.text[4].text.rfind(c.recipe_starts, 0) == 0, c.options, " ", name, ": recorded ", f.text[4].text);
+            EXPECT(f.has_chrm && f.chrm == (std::array<int, 8>{31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000}), c.options, " ",
+                   name, ": cHRM ", f.has_chrm);
+            EXPECT(f.exif == std::vector<unsigned char>(exif.begin(), exif.end()), c.options, " ", name, ": eXIf of ", f.exif.size(), " bytes");
+            EXPECT(f.unknown_chunks.size() == 1 && f.unknown_chunks[0].type == "prVt" &&
+                       f.unknown_chunks[0].data == (std::vector<unsigned char>{1, 2, 3}),
+                   c.options, " ", name, ": ", f.unknown_chunks.size(), " unknown chunks");
         }
     }
 }

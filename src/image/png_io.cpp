@@ -110,6 +110,8 @@ struct Header {
 bool read_header(PngContext* c, Header* h) {
     if (setjmp(png_jmpbuf(c->png))) return false;
     png_set_sig_bytes(c->png, 8);
+    // Chunks libpng does not know are kept (read_metadata() takes those safe to copy).
+    png_set_keep_unknown_chunks(c->png, PNG_HANDLE_CHUNK_IF_SAFE, nullptr, 0);
     // Our own pixel limit applies (PngLimits), with a clear message; lift libpng's 1e6 per side.
     png_set_user_limits(c->png, 0x7fffffff, 0x7fffffff);
     png_read_info(c->png, c->info);
@@ -172,6 +174,22 @@ void read_metadata(PngContext* c, PngFormat& f) {
         f.phys_x = px;
         f.phys_y = py;
         f.phys_unit = unit;
+    }
+    png_fixed_point w[2], r[2], g[2], b[2];
+    if (png_get_cHRM_fixed(c->png, c->info, &w[0], &w[1], &r[0], &r[1], &g[0], &g[1], &b[0], &b[1])) {
+        f.has_chrm = true;
+        f.chrm = {w[0], w[1], r[0], r[1], g[0], g[1], b[0], b[1]};
+    }
+    png_bytep exif = nullptr;
+    png_uint_32 exif_length = 0;
+    if (png_get_eXIf_1(c->png, c->info, &exif_length, &exif) && exif) f.exif.assign(exif, exif + exif_length);
+    png_unknown_chunkp unknown = nullptr;
+    const int unknowns = png_get_unknown_chunks(c->png, c->info, &unknown);
+    for (int i = 0; i < unknowns; ++i) {
+        const png_unknown_chunk& u = unknown[i];
+        if (!(u.name[3] & 0x20)) continue;  // not safe to copy
+        f.unknown_chunks.push_back({std::string(reinterpret_cast<const char*>(u.name), 4),
+                                    std::vector<unsigned char>(u.data, u.data + u.size), u.location});
     }
     png_textp text = nullptr;
     const int count = png_get_text(c->png, c->info, &text, nullptr);
@@ -1137,8 +1155,8 @@ void paeth_filter_row(const unsigned char* cur, const unsigned char* prev, unsig
 
 namespace {
 
-bool write_header(PngContext* c, const PngFormat* f, std::vector<png_text>* text, int compression, png_uint_32 width,
-                  png_uint_32 height) {
+bool write_header(PngContext* c, const PngFormat* f, std::vector<png_text>* text, std::vector<png_unknown_chunk>* unknown,
+                  int compression, png_uint_32 width, png_uint_32 height) {
     if (setjmp(png_jmpbuf(c->png))) return false;
     if (compression >= 0) png_set_compression_level(c->png, compression);
     // The fast levels filter every row with Paeth instead of trying all five filters per row: on
@@ -1157,6 +1175,10 @@ bool write_header(PngContext* c, const PngFormat* f, std::vector<png_text>* text
         png_set_iCCP(c->png, c->info, f->icc_name.c_str(), PNG_COMPRESSION_TYPE_BASE, f->icc_profile.data(),
                      static_cast<png_uint_32>(f->icc_profile.size()));
     if (f->has_phys) png_set_pHYs(c->png, c->info, f->phys_x, f->phys_y, f->phys_unit);
+    if (f->has_chrm && !f->srgb)
+        png_set_cHRM_fixed(c->png, c->info, f->chrm[0], f->chrm[1], f->chrm[2], f->chrm[3], f->chrm[4], f->chrm[5], f->chrm[6], f->chrm[7]);
+    if (!f->exif.empty()) png_set_eXIf_1(c->png, c->info, static_cast<png_uint_32>(f->exif.size()), const_cast<png_bytep>(f->exif.data()));
+    if (!unknown->empty()) png_set_unknown_chunks(c->png, c->info, unknown->data(), static_cast<int>(unknown->size()));
     if (!text->empty()) png_set_text(c->png, c->info, text->data(), static_cast<int>(text->size()));
     png_write_info(c->png, c->info);
     if (f->bit_depth < 8) png_set_packing(c->png);  // one byte per sample in, packed out
@@ -1586,8 +1608,18 @@ PngWriter::PngWriter(const std::string& path, int width, int height, const PngFo
     if (c.png) c.info = png_create_info_struct(c.png);
     if (!c.png || !c.info) s_->fail();
     png_set_write_fn(c.png, &c, write_data, flush_data);
-    std::vector<png_text> text = libpng_text(format);  // (made here: write_header() may longjmp)
-    if (!write_header(&c, &format, &text, compression, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height)))
+    // (Made here: write_header() may longjmp.)
+    std::vector<png_text> text = libpng_text(format);
+    std::vector<png_unknown_chunk> unknown;
+    for (const PngChunk& chunk : format.unknown_chunks) {
+        png_unknown_chunk u{};
+        std::memcpy(u.name, chunk.type.c_str(), 4);
+        u.data = const_cast<png_bytep>(chunk.data.data());
+        u.size = chunk.data.size();
+        u.location = static_cast<png_byte>(chunk.location);
+        unknown.push_back(u);
+    }
+    if (!write_header(&c, &format, &text, &unknown, compression, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height)))
         s_->fail();
 }
 

@@ -9,6 +9,7 @@
 
 #include "image/image.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,15 @@ struct PngText {
     std::string text;
     Kind kind = Kind::Text;
     std::string language, translated_key;  ///< iTXt's, UTF-8
+};
+
+/// A chunk that the PNG format does not define, copied as it came: only those marked safe to copy
+/// (the fourth letter of its type in lower case), which the format lets an editor copy into an
+/// image whose pixels it changed.
+struct PngChunk {
+    std::string type;  ///< four letters
+    std::vector<unsigned char> data;
+    int location = 0;  ///< where it lay: libpng's PNG_HAVE_IHDR (before PLTE) or PNG_HAVE_PLTE
 };
 
 /// What a PNG file stored, so an output can keep it.
@@ -39,6 +49,11 @@ struct PngFormat {
     bool has_phys = false;
     unsigned phys_x = 0, phys_y = 0;
     int phys_unit = 0;
+    bool has_chrm = false;  ///< cHRM: white point and primaries (x, y of each, times 100000)
+    std::array<int, 8> chrm{};
+    std::vector<unsigned char> exif;  ///< eXIf: Exif data (orientation, camera...), empty when absent
+    /// Safe-to-copy chunks of types libpng does not know, before the image data.
+    std::vector<PngChunk> unknown_chunks;
     /// Text chunks before the image data (an image's title, author, copyright...), in file order;
     /// outputs keep them. Those whose keyword a PNG may not hold are left out.
     std::vector<PngText> text;
