@@ -1,6 +1,7 @@
 // Running the project's command-line tools from tests, in a scratch directory.
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,6 +83,13 @@ inline int count_lines(const std::string& s) {
     int n = 0;
     for (char c : s) n += c == '\n';
     return n;
+}
+
+/// This process's peak resident memory so far, KiB.
+inline long peak_rss_kib() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
 }
 
 }  // namespace test

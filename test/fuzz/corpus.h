@@ -56,6 +56,20 @@ inline std::vector<Seed> png_seeds() {
                         fixture::Bytes profile = fixture::zlib_compress(fixture::Bytes(132, 0));
                         iccp.insert(iccp.end(), profile.begin(), profile.end());
                         seeds.push_back({name + "-iccp.png", with_chunk_after_ihdr(png, "iCCP", iccp)});
+                        // What outputs copy besides: text of each kind, cHRM, eXIf, a private chunk
+                        // safe to copy and one that is not.
+                        fixture::Bytes meta = with_chunk_after_ihdr(png, "tEXt", {'T', 'i', 't', 'l', 'e', 0, 'a'});
+                        fixture::Bytes ztxt = {'C', 0, 0};
+                        const fixture::Bytes comment = fixture::zlib_compress({'c', 'o', 'm', 'm', 'e', 'n', 't'});
+                        ztxt.insert(ztxt.end(), comment.begin(), comment.end());
+                        meta = with_chunk_after_ihdr(meta, "zTXt", ztxt);
+                        meta = with_chunk_after_ihdr(meta, "iTXt", {'A', 0, 0, 0, 'e', 'n', 0, 'a', 0, 'Z', 'o', 0xc3, 0xab});
+                        meta = with_chunk_after_ihdr(meta, "eXIf", {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 0});
+                        fixture::Bytes chrm;
+                        for (uint32_t v : {31270u, 32900u, 64000u, 33000u, 30000u, 60000u, 15000u, 6000u}) fixture::put32(chrm, v);
+                        meta = with_chunk_after_ihdr(meta, "cHRM", chrm);
+                        meta = with_chunk_after_ihdr(meta, "prVt", {1, 2, 3});
+                        seeds.push_back({name + "-metadata.png", with_chunk_after_ihdr(meta, "prVT", {4})});
                     }
                     if (depth == 8 && !trns) {
                         // Truncated inside IDAT and just before IEND; a broken CRC; broken zlib data.

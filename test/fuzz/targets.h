@@ -12,12 +12,15 @@
 #include "image/png_io.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
 #include <string>
+
+#include <unistd.h>
 
 namespace fuzz {
 
@@ -83,7 +86,18 @@ inline int png(const uint8_t* data, size_t size) {
                     float v = im.at(x, y)[c];
                     if (!(v >= 0.0f && v <= 1.0f)) std::abort();  // samples / (2^depth - 1)
                 }
-        (void)gpufft::output_format(p.format, false).describe();
+        // What was read can be written: an output keeps the input's metadata (text, eXIf, cHRM,
+        // safe-to-copy chunks...), and libpng refuses to write some that it reads.
+        const gpufft::PngFormat out = gpufft::output_format(p.format, false);
+        (void)out.describe();
+        static const std::string written = "/tmp/gpufft-fuzz-" + std::to_string(getpid()) + ".png";
+        try {
+            gpufft::write_png(written, im, out, true);
+        } catch (const gpufft::Error& e) {
+            std::fprintf(stderr, "fuzz: what was read cannot be written: %s\n", e.what());
+            std::abort();
+        }
+        std::remove(written.c_str());
     } catch (const gpufft::Error& e) {
         check_message(e, name);
     }
@@ -96,9 +110,9 @@ inline int png(const uint8_t* data, size_t size) {
 /// not roam the file system. Kernels are limited to 257 pixels a side.
 inline int kernel_spec(const uint8_t* data, size_t size) {
     std::string spec(reinterpret_cast<const char*>(data), size);
-    if (spec.find('/') != std::string::npos || spec.find(".png") != std::string::npos ||
-        spec.find(".PNG") != std::string::npos)
-        return 0;
+    std::string lower = spec;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (spec.find('/') != std::string::npos || lower.find(".png") != std::string::npos) return 0;  // (a kernel file, any case)
     gpufft::KernelOptions options;
     options.max_side = 257;
     try {
