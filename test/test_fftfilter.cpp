@@ -20,6 +20,7 @@
 #include "image/png_io.h"
 
 #include <libdeflate.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -1304,6 +1305,17 @@ TEST(update_filters_again_what_changed) {
     test::Result again = test::run(tool() + " -u -k disk:2" + inputs + " -o " + dir / "out");
     EXPECT(again.status == 0 && again.err.find("0 files, 4 skipped (their outputs are up to date)") != std::string::npos, "again: ", again.err);
     EXPECT(kept == test::read_bytes(dir / "out/f0.png"), "an up-to-date output changed");
+    // An output replaced keeps its permission bits (as sed -i keeps them); a new one takes 0666
+    // less the umask.
+    chmod((dir / "out/f1.png").c_str(), 0640);
+    test::run("touch " + dir / "f1.png");
+    EXPECT(test::run(tool() + " -q -u -k disk:2" + inputs + " -o " + dir / "out").status == 0, "update after a touch");
+    struct stat replaced, fresh;
+    const mode_t mask = umask(0);
+    umask(mask);
+    EXPECT(stat((dir / "out/f1.png").c_str(), &replaced) == 0 && (replaced.st_mode & 0777) == 0640 &&
+               stat((dir / "first/f1.png").c_str(), &fresh) == 0 && (fresh.st_mode & 0777) == (0666 & ~mask),
+           "modes: replaced ", replaced.st_mode & 0777, ", new ", fresh.st_mode & 0777, " (umask ", mask, ")");
     for (const char* other : {" -f", " --skip-existing"}) {
         test::Result both = test::run(tool() + " -u" + other + inputs + " -o " + dir / "out");
         EXPECT(both.status == 2 && test::count_lines(both.err) == 1, "-u with", other, ": exit ", both.status, ": ", both.err);

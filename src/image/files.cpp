@@ -131,7 +131,11 @@ AtomicFile::AtomicFile(const std::string& path, bool overwrite) : path_(path), o
         errno = saved;
         fail(path, "cannot create");
     }
-    fchmod(fd, 0666 & ~current_umask());  // mkstemp makes 0600; outputs get the usual mode
+    // mkstemp makes 0600: outputs get the usual mode, and a file they replace keeps its own (as
+    // `sed -i` keeps it), so that replacing a group's outputs leaves them the group's.
+    struct stat replaced;
+    const bool keeps_mode = overwrite && lstat(path.c_str(), &replaced) == 0 && S_ISREG(replaced.st_mode);
+    fchmod(fd, keeps_mode ? replaced.st_mode & 0777 : 0666 & ~current_umask());
     file_ = fdopen(fd, "wb");
     if (!file_) {
         int saved = errno;

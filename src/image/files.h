@@ -16,7 +16,8 @@ namespace gpufft {
 class AtomicFile {
 public:
     /// Throws gpufft::Error "<path>: ..." when the directory cannot take the file, or when the file
-    /// exists and `overwrite` is false.
+    /// exists and `overwrite` is false. The file gets the usual mode (0666 less the umask); one
+    /// that replaces a regular file keeps that file's permission bits.
     AtomicFile(const std::string& path, bool overwrite);
     ~AtomicFile();
     AtomicFile(const AtomicFile&) = delete;
