@@ -1478,6 +1478,39 @@ TEST(dry_run_says_what_would_be_filtered_and_touches_nothing) {
     EXPECT(r.status == 2 && test::count_lines(r.err) == 1, "--synth: exit ", r.status, ": ", r.err);
 }
 
+TEST(standard_output_takes_one_files_output) {
+    // -o - writes the one output to standard output, the bytes a file gets (whole, streamed, a
+    // spectrum, a texture); not with several inputs, --update or --skip-existing, nor to a terminal
+    // or an input; a file named "-" is not touched.
+    TempDir dir;
+    const std::string in = numbered_inputs(dir, 1, 30, 20, 2, 150);
+    for (const char* options : {"-k disk:2", "-k disk:2 --stream always", "--spectrum"}) {
+        test::Result piped = test::run("cd " + dir.path() + " && echo keep > ./- && " + tool() + " -q " + options + in + " -o - > piped.png");
+        test::Result file = test::run(tool() + " -q -f " + options + in + " -o " + dir / "file.png");
+        EXPECT(piped.status == 0 && piped.err.empty() && file.status == 0 &&
+                   test::read_bytes(dir / "piped.png") == test::read_bytes(dir / "file.png") && test::read_bytes(dir / "-") == "keep\n",
+               options, ": exit ", piped.status, ": ", piped.err);
+    }
+    test::Result synth = test::run(tool() + " -q --synth 16x12:seed=3 -o - > " + dir / "synth.png");
+    EXPECT(synth.status == 0 && test::run(tool() + " -q --synth 16x12:seed=3 -o " + dir / "synth2.png").status == 0 &&
+               test::read_bytes(dir / "synth.png") == test::read_bytes(dir / "synth2.png"),
+           "--synth: exit ", synth.status, ": ", synth.err);
+    const std::string two = numbered_inputs(dir, 2, 8, 8, 0, 160);
+    for (const std::string& refused : {two + " -o -", in + " -u -o -", in + " --skip-existing -o -", " " + dir.path() + " -o -"}) {
+        test::Result r = test::run(tool() + refused + " > " + dir / "refused.png");
+        EXPECT(r.status == 2 && test::count_lines(r.err) == 1, refused, ": exit ", r.status, ": ", r.err);
+    }
+    // A terminal (script(1) gives the command one), and standard output appended to the input.
+    test::Result tty = test::run("script -qec '" + tool() + " -k disk:2" + in + " -o -' /dev/null");
+    EXPECT(tty.status == 2 && tty.out.find("standard output is a terminal") != std::string::npos, "a terminal: exit ", tty.status, ": ",
+           tty.out, tty.err);
+    const std::string before = test::read_bytes(dir / "f0.png");
+    test::Result self = test::run(tool() + " -k disk:2" + in + " -o - >> " + dir / "f0.png");
+    EXPECT(self.status == 1 && self.err.find("standard output: is an input file") != std::string::npos &&
+               test::read_bytes(dir / "f0.png") == before,
+           "appended to the input: exit ", self.status, ": ", self.err);
+}
+
 TEST(writes_the_system_refuses_fail_their_file_with_the_reason) {
     // A write the system refuses (a full disk: ENOSPC; here the file-size limit that prlimit sets:
     // EFBIG) fails its file alone: one line with the system's reason, the temporary removed, the

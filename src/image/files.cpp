@@ -121,6 +121,12 @@ void make_directories(const std::string& path) {
 
 AtomicFile::AtomicFile(const std::string& path, bool overwrite) : path_(path), overwrite_(overwrite) {
     if (path.empty()) throw Error("empty output path");
+    if (path == kStandardOutput) {
+        path_ = "standard output";
+        if (isatty(STDOUT_FILENO)) throw Error(path_ + ": is a terminal, not a place for a PNG (redirect it to a file or a pipe)");
+        file_ = stdout;
+        return;
+    }
     if (is_directory(path)) throw Error(path + ": is a directory");
     if (!overwrite && file_exists(path)) throw Error(path + ": already exists (use --force to replace it)");
     temp_ = parent_directory(path) + "/." + base_name(path) + ".tmp-XXXXXX";
@@ -147,11 +153,18 @@ AtomicFile::AtomicFile(const std::string& path, bool overwrite) : path_(path), o
 }
 
 AtomicFile::~AtomicFile() {
+    if (file_ == stdout) return;
     if (file_) std::fclose(file_);
     if (!committed_ && !temp_.empty()) remove_temporary_file(temp_);
 }
 
 void AtomicFile::commit() {
+    if (file_ == stdout) {
+        if (std::fflush(stdout) != 0) fail(path_, "cannot write");
+        file_ = nullptr;
+        committed_ = true;
+        return;
+    }
     bool ok = std::fflush(file_) == 0 && fsync(fileno(file_)) == 0;
     int saved = errno;
     if (std::fclose(file_) != 0 && ok) {

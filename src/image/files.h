@@ -8,6 +8,9 @@
 
 namespace gpufft {
 
+/// The output path that names standard output.
+constexpr const char* kStandardOutput = "-";
+
 /// An output file written under a temporary name in the same directory and renamed over its
 /// final name by commit(). Until then the final name is untouched; if the object dies first
 /// (an exception, an error), the temporary file is removed, and a tool stopped by a signal removes
@@ -18,6 +21,8 @@ public:
     /// Throws gpufft::Error "<path>: ..." when the directory cannot take the file, or when the file
     /// exists and `overwrite` is false. The file gets the usual mode (0666 less the umask); one
     /// that replaces a regular file keeps that file's permission bits.
+    /// kStandardOutput ("-") writes to standard output as the bytes come (a pipe has no whole or
+    /// absent), unless it is a terminal: errors name it "standard output".
     AtomicFile(const std::string& path, bool overwrite);
     ~AtomicFile();
     AtomicFile(const AtomicFile&) = delete;

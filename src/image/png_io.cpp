@@ -1609,7 +1609,7 @@ struct PngWriter::State {
     bool deflated = false;  // write_image() wrote the image data through libdeflate
     std::unique_ptr<StreamDeflate> stream;  // write_rows() at the fast levels
     int next_row = 0;
-    State(const std::string& p, bool overwrite) : path(p), file(p, overwrite) {}
+    State(const std::string& p, bool overwrite) : path(p == kStandardOutput ? "standard output" : p), file(p, overwrite) {}
     ~State() {
         if (c.png) png_destroy_write_struct(&c.png, c.info ? &c.info : nullptr);
     }

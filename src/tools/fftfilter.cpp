@@ -105,8 +105,9 @@ std::vector<OptionSpec> option_specs(Options& o) {
     std::vector<OptionSpec> specs = {
         {"kernel", 'k', "SPEC", "impulse response (default gaussian:2), see Kernels below", [&o](const std::string& v) { o.kernel = v; }},
         {"output", 'o', "PATH",
-         "output file for one input; a directory for several (created if missing).\n"
-         "Default: NAME.filtered.png (NAME.spectrum.png) beside each input",
+         "output file for one input (- for standard output); a directory for several\n"
+         "(created if missing). Default: NAME.filtered.png (NAME.spectrum.png) beside\n"
+         "each input",
          [&o](const std::string& v) { o.output = v; }},
         {"boundary", 'b', "MODE",
          "reflect (default) | clamp | zero | wrap: what lies beyond the edges.\n"
@@ -329,6 +330,8 @@ Options parse_options_or_throw(int argc, char** argv) {
     }
     if (int(o.force) + int(o.skip_existing) + int(o.update) > 1)
         throw UsageError("--force, --skip-existing and --update exclude one another");
+    if ((o.skip_existing || o.update) && o.output == kStandardOutput)
+        throw UsageError("-o - writes to standard output, where --skip-existing and --update have no output to look at");
     if (o.synth.empty() && o.inputs.empty()) throw UsageError("no input files");
     if (!o.synth.empty() && !o.inputs.empty()) throw UsageError("--synth takes no input files");
     if (!o.synth.empty() && o.spectrum) throw UsageError("--synth and --spectrum exclude each other");
@@ -351,7 +354,15 @@ struct Job {
 /// Every input's output, checked before any file is read: a directory that cannot be made or
 /// written is one error for the batch, `-o NAME.png` with several inputs a usage error.
 std::vector<Job> plan_outputs(const Options& o) {
-    const bool directory = o.inputs.size() > 1 || o.directory_inputs || (!o.output.empty() && (is_directory(o.output) || o.output.back() == '/'));
+    const bool to_stdout = o.output == kStandardOutput;
+    if (to_stdout && (o.inputs.size() > 1 || o.directory_inputs))
+        throw UsageError("-o -: standard output takes one file's output, but there are " +
+                         (o.directory_inputs ? std::string("a directory's files") : std::to_string(o.inputs.size()) + " inputs") +
+                         " (give a directory)");
+    if (to_stdout && !o.dry_run && isatty(STDOUT_FILENO))
+        throw UsageError("-o -: standard output is a terminal, not a place for a PNG (redirect it to a file or a pipe)");
+    const bool directory = !to_stdout && (o.inputs.size() > 1 || o.directory_inputs ||
+                                          (!o.output.empty() && (is_directory(o.output) || o.output.back() == '/')));
     const char* suffix = o.spectrum ? ".spectrum.png" : ".filtered.png";
     if (directory && !o.output.empty()) {
         if (!is_directory(o.output) && o.output.back() != '/' && ends_with(o.output, ".png", true))
@@ -369,7 +380,7 @@ std::vector<Job> plan_outputs(const Options& o) {
         }
         if (access(made.c_str(), W_OK | X_OK) != 0)
             throw Error(o.output + (made == o.output ? ": cannot create files: " : ": cannot create: ") + std::strerror(errno));
-    } else if (!o.output.empty()) {
+    } else if (!o.output.empty() && !to_stdout) {
         // The words AtomicFile would use when the file is written.
         std::string parent = parent_directory(o.output);
         struct stat st;
@@ -385,6 +396,12 @@ std::vector<Job> plan_outputs(const Options& o) {
     std::set<FileIdentity> input_files;
     for (const std::string& in : o.inputs)
         if (std::optional<FileIdentity> id = file_identity(in)) input_files.insert(*id);
+    // Standard output may be a file too (`>> in.png`, `1<> in.png`).
+    struct stat out_stat;
+    const std::optional<FileIdentity> standard_output =
+        to_stdout && fstat(STDOUT_FILENO, &out_stat) == 0 && S_ISREG(out_stat.st_mode)
+            ? std::optional<FileIdentity>(FileIdentity(out_stat.st_dev, out_stat.st_ino))
+            : std::nullopt;
     std::vector<Job> jobs;
     std::set<std::string> taken;
     for (size_t i = 0; i < o.inputs.size(); ++i) {
@@ -395,12 +412,12 @@ std::vector<Job> plan_outputs(const Options& o) {
         if (o.output.empty()) job.output = parent_directory(in) + "/" + strip_extension(base_name(in)) + suffix;
         else if (directory) job.output = o.output + (o.output.back() == '/' ? "" : "/") + (under.empty() ? "" : under + "/") + base_name(in);
         else job.output = o.output;
-        const std::optional<FileIdentity> out = file_identity(job.output);
+        const std::optional<FileIdentity> out = to_stdout ? standard_output : file_identity(job.output);
         struct stat st;
         if (stat(in.c_str(), &st) == 0 && !S_ISREG(st.st_mode))  // (a missing file is its reader's to report)
             job.problem = in + ": a pipe or a device, not a file: fftfilter reads an input more than once (save it to a file first)";
-        else if (input_names.count(job.output) || (out && input_files.count(*out)))
-            job.problem = job.output + ": is an input file; refusing to overwrite it";
+        else if ((!to_stdout && input_names.count(job.output)) || (out && input_files.count(*out)))
+            job.problem = (to_stdout ? "standard output" : job.output) + ": is an input file; refusing to overwrite it";
         if (job.problem.empty() && !taken.insert(job.output).second)
             job.problem = job.output + ": another input already writes this output";
         job.in_subdirectory = directory && !o.output.empty() && !under.empty();
@@ -528,7 +545,7 @@ int dry_run(const std::vector<Job>& jobs, size_t skipped, const Options& o) {
     size_t failing = 0;
     for (const Job& job : jobs) {
         std::string problem = job.problem;
-        if (problem.empty() && !o.force && !job.replace && file_exists(job.output))
+        if (problem.empty() && !o.force && !job.replace && job.output != kStandardOutput && file_exists(job.output))
             problem = job.output + ": already exists (use --force to replace it)";
         if (!problem.empty()) {
             ++failing;
@@ -1142,8 +1159,9 @@ private:
         write_png(w.job->output, w.image, w.out_format, replaces(*w.job), compression_, alone());
     }
 
-    /// Whether the job's output may replace a file there: --force, or --update's older output.
-    bool replaces(const Job& job) const { return o_.force || job.replace; }
+    /// Whether the job's output may replace a file there: --force, --update's older output, or
+    /// standard output (a file named "-" is not it).
+    bool replaces(const Job& job) const { return o_.force || job.replace || job.output == kStandardOutput; }
 
     /// A file filtered alone is compressed in parts on every core, which would otherwise wait;
     /// files of a batch by libdeflate on their worker, the faster a core (png_io.h, write_image).
@@ -1387,7 +1405,9 @@ int run(const Options& o) {
         f.bit_depth = o.depth ? o.depth : 8;
         f.set_text("Software", std::string(kTool) + " (gpufft) " + kVersion);
         write_png(out, texture, f, o.force, o.compression < 0 ? kDefaultCompression : o.compression);
-        if (o.verbosity > 0) std::fprintf(stderr, "%s: wrote %s (%dx%d)\n", kTool, out.c_str(), spec.width, spec.height);
+        if (o.verbosity > 0)
+            std::fprintf(stderr, "%s: wrote %s (%dx%d)\n", kTool, out == kStandardOutput ? "standard output" : out.c_str(), spec.width,
+                         spec.height);
         return kExitOk;
     }
 
