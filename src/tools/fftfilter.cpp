@@ -482,6 +482,8 @@ std::string recipe(const Options& o, const Kernel& k) {
 
 /// The text `path` (an output) records how it was made by (kRecipeKey), or "" (none there, or not a PNG).
 std::string recorded_recipe(const std::string& path) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";  // (a FIFO would block the open)
     try {
         PngReader reader(path, PngLimits{0});
         const std::string* text = reader.format().find_text(kRecipeKey);
