@@ -192,4 +192,6 @@ std::vector<std::pair<int, int>> parse_fast_size_list(const std::string& list, c
     return sizes;
 }
 
+std::string tool_version(const char* tool) { return std::string(tool) + " (gpufft) " + kVersion; }
+
 }  // namespace gpufft

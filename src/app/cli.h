@@ -14,6 +14,8 @@
 namespace gpufft {
 
 constexpr const char* kVersion = GPUFFT_VERSION;  // gpufft/gpufft.h
+/// "fftfilter (gpufft) 1.0.0": what --version prints, and the Software text of fftfilter's outputs.
+std::string tool_version(const char* tool);
 
 Backend parse_backend(const std::string& name);
 const char* backend_name(Backend b);

@@ -200,7 +200,7 @@ std::vector<OptionSpec> help_and_version_specs(const char* tool, const std::func
         {"help", 'h', "", help_text, [help](const std::string&) { help(); std::exit(kExitOk); }},
         {"version", 0, "", "the version",
          [tool](const std::string&) {
-             std::printf("%s (gpufft) %s\n", tool, kVersion);
+             std::printf("%s\n", tool_version(tool).c_str());
              std::exit(kExitOk);
          }},
     };

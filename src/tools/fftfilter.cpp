@@ -436,7 +436,8 @@ std::string skipped_note(size_t skipped, bool update) {
 constexpr const char* kRecipeKey = "fftfilter";
 
 /// `text` with every byte outside printable ASCII written as \xNN (and '\' as \\): a tEXt
-/// chunk's text is Latin-1, and a kernel file's name may be anything.
+/// chunk's text is Latin-1, and a kernel file's name may be anything. (one_line(), which error
+/// messages take, escapes control characters alone: UTF-8 names stay readable there.)
 std::string printable(const std::string& text) {
     std::string out;
     for (unsigned char c : text) {
@@ -509,8 +510,8 @@ size_t skip_finished(std::vector<Job>& jobs, bool update, const std::string& rec
         struct stat out, in;
         const bool there = job.problem.empty() && stat(job.output.c_str(), &out) == 0 && !S_ISDIR(out.st_mode);
         const bool newer = there && update && stat(job.input.c_str(), &in) == 0 && modified_no_earlier(out, in);
-        const bool same_recipe = newer && recorded_recipe(job.output) == recipe;
-        if (there && (!update || same_recipe)) {
+        const std::string recorded = newer ? recorded_recipe(job.output) : "";
+        if (there && (!update || (newer && recorded == recipe))) {
             ++skipped;
             if (verbosity > 1)
                 std::fprintf(stderr, "%s: %s: skipped, %s %s\n", kTool, job.input.c_str(), job.output.c_str(),
@@ -518,7 +519,7 @@ size_t skip_finished(std::vector<Job>& jobs, bool update, const std::string& rec
         } else {
             if (verbosity > 1 && newer)
                 std::fprintf(stderr, "%s: %s: filtered again, %s was made otherwise (its %s text: \"%s\")\n", kTool,
-                             job.input.c_str(), job.output.c_str(), kRecipeKey, printable(recorded_recipe(job.output)).c_str());
+                             job.input.c_str(), job.output.c_str(), kRecipeKey, printable(recorded).c_str());
             job.replace = there && update;
             left.push_back(std::move(job));
         }
@@ -540,15 +541,25 @@ void make_output_subdirectories(std::vector<Job>& jobs) {
     }
 }
 
+/// Whether a job's output may replace a file there: --force, --update's older output, or standard
+/// output (a file named "-" is not it).
+bool may_replace(const Job& job, bool force) { return force || job.replace || job.output == kStandardOutput; }
+
+/// What fails a job before its input is read: the problem its plan found, or an output there that
+/// it may not replace; "" when nothing does.
+std::string job_problem(const Job& job, bool force) {
+    if (!job.problem.empty()) return job.problem;
+    if (!may_replace(job, force) && file_exists(job.output)) return job.output + ": already exists (use --force to replace it)";
+    return "";
+}
+
 /// --dry-run: each job's line on standard output ("INPUT -> OUTPUT", and where it replaces an output
 /// --update found made otherwise, " (replacing it)"), and the problems that would fail a job as
 /// lines on standard error, with the summary; nothing is read or written. The tool's exit status.
 int dry_run(const std::vector<Job>& jobs, size_t skipped, const Options& o) {
     size_t failing = 0;
     for (const Job& job : jobs) {
-        std::string problem = job.problem;
-        if (problem.empty() && !o.force && !job.replace && job.output != kStandardOutput && file_exists(job.output))
-            problem = job.output + ": already exists (use --force to replace it)";
+        const std::string problem = job_problem(job, o.force);
         if (!problem.empty()) {
             ++failing;
             std::fprintf(stderr, "%s: %s\n", kTool, problem.c_str());
@@ -710,11 +721,11 @@ std::string milliseconds(double seconds) {
 /// with the backend, kernel and outputs chosen before any file is read, and the report.
 class FilterBatch {
 public:
-    FilterBatch(const Options& o, Kernel kernel, std::vector<Job> jobs, size_t skipped, std::unique_ptr<Gpu> gpu, Backend backend,
-                std::chrono::steady_clock::time_point start)
+    FilterBatch(const Options& o, Kernel kernel, std::string recipe, std::vector<Job> jobs, size_t skipped, std::unique_ptr<Gpu> gpu,
+                Backend backend, std::chrono::steady_clock::time_point start)
         : o_(o), kernel_(std::move(kernel)), jobs_(std::move(jobs)), skipped_(skipped), gpu_(std::move(gpu)), backend_(backend), start_(start),
           compression_(o.compression < 0 ? kDefaultCompression : o.compression),
-          workers_(o.jobs > 0 ? o.jobs : hardware_threads()), progress_(jobs_.size(), o.verbosity > 0), recipe_(recipe(o, kernel_)) {
+          workers_(o.jobs > 0 ? o.jobs : hardware_threads()), progress_(jobs_.size(), o.verbosity > 0), recipe_(std::move(recipe)) {
         fft_ = o.fft;
         fft_.backend = backend_ == Backend::Fftw ? Backend::Auto : backend_;
         sample_limits_ = gpu_ && o.gpu_convert ? ImageFilter::sample_limits() : SampleLimits{};
@@ -748,7 +759,7 @@ private:
     PngFormat output_of(const PngFormat& input, bool colour) const {
         PngFormat f = output_format(input, colour);
         if (o_.depth) f.bit_depth = o_.depth;
-        f.set_text("Software", std::string(kTool) + " (gpufft) " + kVersion);
+        f.set_text("Software", tool_version(kTool));
         f.set_text(kRecipeKey, recipe_);
         return f;
     }
@@ -804,8 +815,7 @@ private:
         auto w = std::make_unique<Work>();
         w->job = &jobs_[i];
         const Job& job = jobs_[i];
-        if (!job.problem.empty()) throw Error(job.problem);
-        if (!replaces(job) && file_exists(job.output)) throw Error(job.output + ": already exists (use --force to replace it)");
+        if (const std::string problem = job_problem(job, o_.force); !problem.empty()) throw Error(problem);
         // The header first: how the image is planned (whole, or in strips) decides whether it is
         // read whole now or streamed later. The pixel limit binds only what is held whole.
         PngReader reader(job.input, PngLimits{0});
@@ -1161,9 +1171,8 @@ private:
         write_png(w.job->output, w.image, w.out_format, replaces(*w.job), compression_, alone());
     }
 
-    /// Whether the job's output may replace a file there: --force, --update's older output, or
-    /// standard output (a file named "-" is not it).
-    bool replaces(const Job& job) const { return o_.force || job.replace || job.output == kStandardOutput; }
+    /// Whether the job's output may replace a file there (may_replace()).
+    bool replaces(const Job& job) const { return may_replace(job, o_.force); }
 
     /// A file filtered alone is compressed in parts on every core, which would otherwise wait;
     /// files of a batch by libdeflate on their worker, the faster a core (png_io.h, write_image).
@@ -1342,6 +1351,7 @@ int FilterBatch::run() {
             const char* name;
             double busy, capacity;
             std::string who;
+            bool gl = false;  // the GL thread's or the GPU's: none on FFTW
         };
         const double worker_capacity = seconds * workers_;
         const std::string workers = std::to_string(workers_) + " workers";
@@ -1350,15 +1360,14 @@ int FilterBatch::run() {
                                      {"encode", totals.encode - totals.stream_encode, worker_capacity, workers},
                                      // one thread's: its stages together (setup included)
                                      {"the GL thread (upload, download, setup)", totals.upload + totals.download + totals.setup,
-                                      seconds, "its time"},
-                                     {"GPU", totals.gpu, seconds, "the GPU"},
+                                      seconds, "its time", true},
+                                     {"GPU", totals.gpu, seconds, "the GPU", true},
                                      {"decode (streamed)", totals.stream_decode, seconds, "its thread"},
                                      {"encode (streamed)", totals.stream_encode, seconds, "its thread"}};
         // On FFTW no GL stage can be the bottleneck: what its pipeline's GL-thread role times
         // (preparing the filter) is no GL work (under ThreadSanitizer it came out on top).
         if (backend_ == Backend::Fftw)
-            shares.erase(std::remove_if(shares.begin(), shares.end(), [](const Share& s) { return s.who == "its time" || s.who == "the GPU"; }),
-                         shares.end());
+            shares.erase(std::remove_if(shares.begin(), shares.end(), [](const Share& s) { return s.gl; }), shares.end());
         const Share* top = &shares[0];
         for (const Share& s : shares)
             if (s.busy / s.capacity > top->busy / top->capacity) top = &s;
@@ -1410,7 +1419,7 @@ int run(const Options& o) {
         PngFormat f;
         f.color_type = spec.colour ? 2 : 0;
         f.bit_depth = o.depth ? o.depth : 8;
-        f.set_text("Software", std::string(kTool) + " (gpufft) " + kVersion);
+        f.set_text("Software", tool_version(kTool));
         write_png(out, texture, f, o.force, o.compression < 0 ? kDefaultCompression : o.compression);
         if (o.verbosity > 0)
             std::fprintf(stderr, "%s: wrote %s (%dx%d)\n", kTool, out == kStandardOutput ? "standard output" : out.c_str(), spec.width,
@@ -1428,7 +1437,8 @@ int run(const Options& o) {
         }
     }
     std::vector<Job> jobs = shard(plan_outputs(o), o.shard, o.shards);
-    const size_t skipped = o.skip_existing || o.update ? skip_finished(jobs, o.update, recipe(o, kernel), o.verbosity) : 0;
+    std::string made_as = recipe(o, kernel);  // (its digest reads every weight: once)
+    const size_t skipped = o.skip_existing || o.update ? skip_finished(jobs, o.update, made_as, o.verbosity) : 0;
     if (o.dry_run) return dry_run(jobs, skipped, o);
     make_output_subdirectories(jobs);
     if (jobs.empty()) {  // every output there: nothing to read, no GL to start
@@ -1463,7 +1473,7 @@ int run(const Options& o) {
     }
     if (backend == Backend::Fftw && !o.spectrum) gpu.reset();  // the context's memory is not needed
     const std::string gl = gpu ? ", " + describe_gl() : "";
-    FilterBatch batch(o, std::move(kernel), std::move(jobs), skipped, std::move(gpu), backend, start);
+    FilterBatch batch(o, std::move(kernel), std::move(made_as), std::move(jobs), skipped, std::move(gpu), backend, start);
     if (o.verbosity > 1)
         std::fprintf(stderr, "%s: backend %s%s, %d worker thread%s%s\n", kTool,
                      o.spectrum ? "spectrum (GL)" : backend_name(backend), backend_note.c_str(), batch.workers(),

@@ -8,11 +8,11 @@
 #pragma once
 
 #include "base/error.h"
+#include "base/parse.h"
 #include "image/kernels.h"
 #include "image/png_io.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -110,9 +110,8 @@ inline int png(const uint8_t* data, size_t size) {
 /// not roam the file system. Kernels are limited to 257 pixels a side.
 inline int kernel_spec(const uint8_t* data, size_t size) {
     std::string spec(reinterpret_cast<const char*>(data), size);
-    std::string lower = spec;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (spec.find('/') != std::string::npos || lower.find(".png") != std::string::npos) return 0;  // (a kernel file, any case)
+    // (parse_kernel() reads a spec ending in .png, in any case, as a file.)
+    if (spec.find('/') != std::string::npos || gpufft::ends_with(spec, ".png", true)) return 0;
     gpufft::KernelOptions options;
     options.max_side = 257;
     try {
