@@ -435,6 +435,10 @@ std::string skipped_note(size_t skipped, bool update) {
 /// The keyword of the text chunk in which an output records how it was made.
 constexpr const char* kRecipeKey = "fftfilter";
 
+/// Every output, filtered or --synth, names the program that made it (PNG's "Software" text),
+/// in place of the input's.
+void sign(PngFormat& f) { f.set_text("Software", tool_version(kTool)); }
+
 /// `text` with every byte outside printable ASCII written as \xNN (and '\' as \\): a tEXt
 /// chunk's text is Latin-1, and a kernel file's name may be anything. (one_line(), which error
 /// messages take, escapes control characters alone: UTF-8 names stay readable there.)
@@ -759,7 +763,7 @@ private:
     PngFormat output_of(const PngFormat& input, bool colour) const {
         PngFormat f = output_format(input, colour);
         if (o_.depth) f.bit_depth = o_.depth;
-        f.set_text("Software", tool_version(kTool));
+        sign(f);
         f.set_text(kRecipeKey, recipe_);
         return f;
     }
@@ -1419,7 +1423,7 @@ int run(const Options& o) {
         PngFormat f;
         f.color_type = spec.colour ? 2 : 0;
         f.bit_depth = o.depth ? o.depth : 8;
-        f.set_text("Software", tool_version(kTool));
+        sign(f);
         write_png(out, texture, f, o.force, o.compression < 0 ? kDefaultCompression : o.compression);
         if (o.verbosity > 0)
             std::fprintf(stderr, "%s: wrote %s (%dx%d)\n", kTool, out == kStandardOutput ? "standard output" : out.c_str(), spec.width,
