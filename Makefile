@@ -56,8 +56,9 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lfftw3f_threads -lff
 LIB_SRC  := $(wildcard src/base/*.cpp src/gl/*.cpp src/fft/*.cpp src/reference/*.cpp src/image/*.cpp src/gpufft/*.cpp)
 LIB_OBJ  := $(LIB_SRC:%.cpp=$(OBJ)/%.o)
 LIB      := $(OBJ)/libgpufft.a
+VERSION  := $(shell sed -n 's/^\#define GPUFFT_VERSION "\(.*\)"/\1/p' src/gpufft/gpufft.h)
 SONAME   := libgpufft.so.1
-SHLIB    := $(OBJ)/$(SONAME).0.0
+SHLIB    := $(OBJ)/libgpufft.so.$(VERSION)
 APP_SRC  := $(wildcard src/scene/*.cpp src/app/*.cpp)
 APP_LIB  := $(OBJ)/libgpufft-app.a
 TOOLS    := $(patsubst src/tools/%.cpp,$(BIN)/%,$(wildcard src/tools/*.cpp))
@@ -217,10 +218,9 @@ MANDIR  := $(PREFIX)/share/man/man1
 INSTALL_TOOLS := fftfilter teapot fftcompare
 PUBLIC_HEADERS := $(wildcard src/gpufft/*.h)
 MAN_PAGES := $(INSTALL_TOOLS:%=$(OBJ)/man/%.1)
-INSTALLED := $(INSTALL_TOOLS:%=$(BINDIR)/%) $(LIBDIR)/libgpufft.a $(LIBDIR)/$(SONAME).0.0 $(LIBDIR)/$(SONAME) \
+INSTALLED := $(INSTALL_TOOLS:%=$(BINDIR)/%) $(LIBDIR)/libgpufft.a $(LIBDIR)/libgpufft.so.$(VERSION) $(LIBDIR)/$(SONAME) \
              $(LIBDIR)/libgpufft.so $(PUBLIC_HEADERS:src/%=$(INCDIR)/%) $(LIBDIR)/pkgconfig/gpufft.pc \
              $(INSTALL_TOOLS:%=$(MANDIR)/%.1)
-VERSION := $(shell sed -n 's/^\#define GPUFFT_VERSION "\(.*\)"/\1/p' src/gpufft/gpufft.h)
 
 man_fftfilter  := filter PNG images by convolution through the FFT on the GPU
 man_teapot     := the paper's test application: a teapot filtered by the GPU FFT, windowed or headless
@@ -251,8 +251,8 @@ install: $(INSTALL_TOOLS:%=$(BIN)/%) $(LIB) $(SHLIB) $(MAN_PAGES)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/gpufft $(DESTDIR)$(MANDIR)
 	install -m 755 $(INSTALL_TOOLS:%=$(BIN)/%) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libgpufft.a
-	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SONAME).0.0
-	ln -sf $(SONAME).0.0 $(DESTDIR)$(LIBDIR)/$(SONAME)
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/libgpufft.so.$(VERSION)
+	ln -sf libgpufft.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libgpufft.so
 	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCDIR)/gpufft/
 	printf '%s\n' "$$PKG_CONFIG_FILE" > $(DESTDIR)$(LIBDIR)/pkgconfig/gpufft.pc

@@ -4,7 +4,7 @@
 # (../shared/tools/device-gl.sh, then libdeflate0 beside them, which that script does not fetch:
 # `(cd .gl/lib && apt-get download libdeflate0)`). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes dispatches probe lineprobe
-#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab deflate_ab areas_ab glthreads alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile isa sizes_batch grids grids_kernels stream all
+#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab deflate_ab areas_ab glthreads alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile background isa sizes_batch grids grids_kernels stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -399,6 +399,20 @@ if has compile; then  # first use of a size: its programs' setup with the driver
             done
         done
     done
+fi
+if has background; then  # a TextureFilter's first compile at once or in the background (gpufft::Compile): the
+                        # constructor's time, the frames a renderer draws until ready(), the first apply();
+                        # every cache off, alternately, twice (bin/bench/background: make bench); then the
+                        # API's background test on this driver
+    for i in 1 2; do
+        for k in gaussian:8 motion:9; do
+            for m in now background; do
+                TAIL=2 __GL_SHADER_DISK_CACHE=0 GPUFFT_PROGRAM_CACHE=off run "background_${m}_${k//:/_}_$i" \
+                    timeout 200 bin/bench/background $m "${BACKGROUND_SIZE:-1920x1080}" $k
+            done
+        done
+    done
+    TAIL=4 run background_api bin/test/test_api texture_filters_compile_in_the_background gl_state_is_left_as_found
 fi
 if has grids; then  # a folder of many sizes the first time (GRIDS_DIR, default out/mixed: made here and carried,
                    # never with --synth there, whose sizes would each compile too): every cache empty (the

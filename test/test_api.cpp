@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -758,6 +759,53 @@ TEST(host_areas_keep_the_samples_a_stream_stands_for) {
     }
 }
 
+// Compile::Background: the constructor and set_kernel() start the compiles and return; ready()
+// takes them without waiting, and apply() before it waits for them. Either way the filter is the
+// one Compile::Now makes, bit for bit.
+TEST(texture_filters_compile_in_the_background) {
+    const Size s{48, 40};
+    std::vector<float> image = test::random_image(s, 5);
+    const RandomKernel k = random_kernel(s, 11);   // not point-symmetric: the complex multiply
+    const Kernel symmetric = parse_kernel("gaussian:2");
+    auto settle = [](TextureFilter& f) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+        while (!f.ready() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return f.ready();
+    };
+    for (const FftOptions& o : backends()) {
+        if (!test::takes({"", o}, s)) continue;
+        const std::string what = o.backend == Backend::Compute ? "compute" : "fragment";
+        const GLuint in = make_texture(GL_TEXTURE_2D, GL_RGBA32F, s.m, s.n, image.data());
+        const GLuint out = make_texture(GL_TEXTURE_2D, GL_RGBA32F, s.m, s.n, nullptr);
+        auto filtered = [&](TextureFilter& f) {
+            f.apply(in, out);
+            return read_texture(GL_TEXTURE_2D, out, s.m, s.n);
+        };
+        for (Boundary b : {Boundary::Wrap, Boundary::Reflect}) {
+            const std::string where = what + (b == Boundary::Wrap ? ", wrap" : ", reflect");
+            TextureFilter now(s.m, s.n, symmetric, o, b);
+            const std::vector<float> symmetric_now = filtered(now);
+            now.set_kernel(k.kernel);
+            const std::vector<float> random_now = filtered(now);
+
+            TextureFilter polled(s.m, s.n, symmetric, o, b, Compile::Background);
+            EXPECT(settle(polled), where, ": not ready after 5 minutes");
+            EXPECT(filtered(polled) == symmetric_now, where, ": a filter compiled in the background differs from one compiled at once");
+            polled.set_kernel(k.kernel);   // another symmetry: other programs
+            EXPECT(settle(polled), where, ": not ready after set_kernel");
+            const std::vector<float> random_polled = filtered(polled);
+            EXPECT(random_polled == random_now, where, ": after set_kernel, a filter compiled in the background differs");
+            if (b == Boundary::Wrap) expect_matches_fftw(where + " compiled in the background", s, image, k.impulse, random_polled, kRelRms);
+
+            TextureFilter waited(s.m, s.n, k.kernel, o, b, Compile::Background);
+            EXPECT(filtered(waited) == random_now, where, ": apply() before ready() differs");   // it waits for the programs
+            EXPECT(waited.ready(), where, ": not ready after apply()");
+        }
+        GLuint names[2] = {in, out};
+        glDeleteTextures(2, names);
+    }
+}
+
 TEST(gl_state_is_left_as_found) {
     const Size s{32, 32};
     std::vector<float> image = test::random_image(s, 1);
@@ -770,6 +818,18 @@ TEST(gl_state_is_left_as_found) {
         {
             TextureFilter filter(s.m, s.n, "gaussian:2", o);
             EXPECT(CallerState::read() == before, "after construction: ", describe(before, CallerState::read()));
+            {
+                // While its programs compile, the shader compiler threads alone may differ (one a
+                // core: NVIDIA's driver finishes the compiles in flight before it takes another number).
+                TextureFilter background(s.m, s.n, "disk:2", o, Boundary::Wrap, Compile::Background);
+                CallerState compiling = CallerState::read();
+                compiling.compiler_threads = before.compiler_threads;
+                EXPECT(compiling == before, "after construction in the background: ", describe(before, compiling));
+                while (!background.ready()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                EXPECT(CallerState::read() == before, "after ready(): ", describe(before, CallerState::read()));
+                background.set_kernel(parse_kernel("motion:3"));   // another symmetry: compiles again
+            }
+            EXPECT(CallerState::read() == before, "after a filter compiling in the background is gone: ", describe(before, CallerState::read()));
             filter.apply(in, out);
             EXPECT(CallerState::read() == before, "after apply: ", describe(before, CallerState::read()));
             filter.apply(in);

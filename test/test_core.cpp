@@ -26,6 +26,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 using namespace gpufft;
 using test::Size;
@@ -2051,6 +2052,40 @@ TEST(broken_programs_report_their_log) {
                    log < message.size() && message.find_first_not_of(" \n", log) != std::string::npos && message.find('\0') == std::string::npos,
                c.fragment, ": \"", message, "\"");
     }
+}
+
+// ProgramCache::start issues compiles without waiting for them (a renderer keeps drawing while the
+// driver compiles on its own threads); ready() takes those the driver has finished, get() and
+// prepare() the others when asked for, and a broken one throws its log where it is taken.
+TEST(started_programs_link_when_ready_or_asked) {
+    test::context();
+    add_program_source("test_broken_started.frag", "void main() {\n    gl_FragColor = vec4(1.0)\n}\n");   // no ';'
+    ProgramCache cache;
+    const ProgramSpec a{"quad.vert", "pass.frag", {"TEST_STARTED_A"}, true}, b{"quad.vert", "scale.frag", {"TEST_STARTED_B"}, true},
+        c{"quad.vert", "pass.frag", {"TEST_STARTED_C"}, true}, d{"quad.vert", "scale.frag", {"TEST_STARTED_D"}, true};
+    cache.start({a, b, a});
+    EXPECT(cache.size() == 0 && cache.started() == 2, cache.size(), " linked, ", cache.started(), " started after starting two (one twice)");
+    EXPECT(!cache.ready({a, c}), "a program never started counts as ready");
+    const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    while (!cache.ready({a, b}) && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT(cache.size() == 2 && cache.started() == 0, cache.size(), " linked, ", cache.started(), " started once ready");
+    EXPECT(cache.get(a).id() != 0 && cache.size() == 2, "a ready program compiled again");
+    cache.start({c, d});
+    EXPECT(cache.get(c).id() != 0 && cache.size() == 3 && cache.started() == 1, "get() of a started program: ", cache.size(), " linked, ",
+           cache.started(), " started");
+    cache.prepare({d, a});
+    EXPECT(cache.size() == 4 && cache.started() == 0, "prepare() of a started program: ", cache.size(), " linked, ", cache.started(), " started");
+    const ProgramSpec broken{"quad.vert", "test_broken_started.frag", {}, false};
+    cache.start({broken});   // issued: its failure shows where it is taken
+    std::string message;
+    try {
+        while (!cache.ready({broken}) && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    } catch (const GlError& e) {
+        message = e.what();
+    }
+    EXPECT(message.find("cannot compile") != std::string::npos && message.find("test_broken_started.frag") != std::string::npos, "\"",
+           message, "\"");
+    EXPECT(cache.started() == 0 && cache.size() == 4, "a failed program stays: ", cache.size(), " linked, ", cache.started(), " started");
 }
 
 // ProgramCache::prepare issues every compile and link before waiting for any (drivers with

@@ -52,7 +52,7 @@ std::vector<std::string> files_under(const std::string& dir) {
     return out;
 }
 
-const char* const kInstalled[] = {"bin/fftfilter", "bin/teapot", "bin/fftcompare", "lib/libgpufft.a", "lib/libgpufft.so.1.0.0",
+const char* const kInstalled[] = {"bin/fftfilter", "bin/teapot", "bin/fftcompare", "lib/libgpufft.a", "lib/libgpufft.so." GPUFFT_VERSION,
                                   "lib/libgpufft.so.1", "lib/libgpufft.so", "include/gpufft/gpufft.h", "include/gpufft/error.h",
                                   "lib/pkgconfig/gpufft.pc", "share/man/man1/fftfilter.1", "share/man/man1/teapot.1",
                                   "share/man/man1/fftcompare.1"};

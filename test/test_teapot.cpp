@@ -68,6 +68,23 @@ TEST(window_renders_the_teapot_and_matches_headless) {
     EXPECT(steps >= 0 && steps <= 1, "window and headless frames differ by ", steps, " steps");
 }
 
+// The compute backend's programs compile in the background (gpufft::Compile): the window shows the
+// scene unfiltered meanwhile, and --frames counts the frames shown filtered, so the screenshot is
+// the filtered frame, as headless renders it.
+TEST(window_filters_on_the_compute_backend_once_compiled) {
+    TempDir dir;
+    const std::string common = " --backend compute --size 96x64 --filter gaussian:3 ";
+    test::Result w = test::run(xvfb(teapot() + common + "--frames 2 --screenshot " + dir / "win.png"));
+    EXPECT(w.status == 0, "windowed teapot: exit ", w.status, ": ", w.err);
+    test::Result h = test::run(teapot() + common + "--headless -o " + dir / "head.png");
+    test::Result plain = test::run(teapot() + common + "--headless --no-filter -o " + dir / "plain.png");
+    EXPECT(h.status == 0 && plain.status == 0, "headless teapot: ", h.err, plain.err);
+    Image win = read_png(dir / "win.png").image, head = read_png(dir / "head.png").image, unfiltered = read_png(dir / "plain.png").image;
+    long steps = max_steps(win, head, 8);
+    EXPECT(steps >= 0 && steps <= 1, "window and headless frames differ by ", steps, " steps");
+    EXPECT(max_steps(win, unfiltered, 8) > 8, "the screenshot is the unfiltered frame");
+}
+
 TEST(spectrum_view_differs_from_the_image) {
     TempDir dir;
     test::Result a = test::run(xvfb(teapot() + " --size 128 --frames 3 --screenshot " + dir / "image.png"));

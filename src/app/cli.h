@@ -14,7 +14,7 @@
 namespace gpufft {
 
 constexpr const char* kVersion = GPUFFT_VERSION;  // gpufft/gpufft.h
-/// "fftfilter (gpufft) 1.0.0": what --version prints, and the Software text of fftfilter's outputs.
+/// "fftfilter (gpufft) 1.1.0": what --version prints, and the Software text of fftfilter's outputs.
 std::string tool_version(const char* tool);
 
 Backend parse_backend(const std::string& name);

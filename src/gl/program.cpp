@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -244,48 +245,125 @@ struct CompileTimer {
 
 double ProgramCache::seconds() { return static_cast<double>(compile_ns.load()) * 1e-9; }
 
+namespace {
+
+/// Drivers that compile in parallel may wait to be asked for threads (the extensions' initial
+/// value lets them choose): NVIDIA's compiled one at a time, inside glCompileShader and
+/// glLinkProgram, until asked, and finishes every compile in flight before it takes a new number.
+/// So the threads are one a core while any cache of the process has compiles in flight (a lease
+/// each: prepare() for its call, start() until its programs are taken), and the context's own
+/// setting is given back when the last lease ends, as every call of the library leaves GL state.
+class CompilerThreads {
+public:
+    static void acquire() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (leases_++ > 0 || !supported()) return;
+        glGetIntegerv(GL_MAX_SHADER_COMPILER_THREADS_KHR, &before_);   // the same enum as ARB's
+        set(std::max(1u, std::thread::hardware_concurrency()));
+    }
+    static void release() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (--leases_ == 0 && supported()) set(static_cast<GLuint>(before_));
+    }
+
+private:
+    static bool supported() { return GLEW_KHR_parallel_shader_compile || GLEW_ARB_parallel_shader_compile; }
+    static void set(GLuint n) {
+        if (GLEW_KHR_parallel_shader_compile) glMaxShaderCompilerThreadsKHR(n);
+        else glMaxShaderCompilerThreadsARB(n);
+    }
+    static inline std::mutex mutex_;
+    static inline int leases_ = 0;
+    static inline GLint before_ = 0;
+};
+
+/// prepare()'s lease.
+struct CompilerThreadsLease {
+    CompilerThreadsLease() { CompilerThreads::acquire(); }
+    ~CompilerThreadsLease() { CompilerThreads::release(); }
+    CompilerThreadsLease(const CompilerThreadsLease&) = delete;
+    CompilerThreadsLease& operator=(const CompilerThreadsLease&) = delete;
+};
+
+}  // namespace
+
+bool GlProgram::Pending::finished() const {
+    if (!GLEW_KHR_parallel_shader_compile && !GLEW_ARB_parallel_shader_compile) return true;
+    GLint done = GL_TRUE;   // GL_COMPLETION_STATUS_KHR and _ARB are one enum
+    for (GLuint s : shaders_) {
+        glGetShaderiv(s, GL_COMPLETION_STATUS_KHR, &done);
+        if (!done) return false;
+    }
+    glGetProgramiv(program_.get(), GL_COMPLETION_STATUS_KHR, &done);
+    return done != GL_FALSE;
+}
+
 const GlProgram& ProgramCache::get(const ProgramSpec& spec) {
     auto it = programs_.find(spec);
     if (it != programs_.end()) return it->second;
+    if (started_.count(spec)) {
+        take(spec);
+        return programs_.at(spec);
+    }
     const CompileTimer timer;
     return programs_.emplace(spec, GlProgram(spec)).first->second;
+}
+
+void ProgramCache::take(const ProgramSpec& spec) {
+    auto it = started_.find(spec);
+    if (it == started_.end()) return;
+    const CompileTimer timer;
+    auto node = started_.extract(it);   // a program that fails goes with its exception
+    struct LastOut {   // the lease ends with the last program started, however it is taken
+        const ProgramCache& cache;
+        ~LastOut() {
+            if (cache.started_.empty()) CompilerThreads::release();
+        }
+    } last_out{*this};
+    programs_.emplace(spec, GlProgram(std::move(node.mapped())));
+}
+
+ProgramCache::~ProgramCache() {
+    if (started_.empty()) return;
+    started_.clear();   // programs deleted in flight; the driver may finish them first
+    CompilerThreads::release();
+}
+
+void ProgramCache::start(const std::vector<ProgramSpec>& specs) {
+    std::vector<const ProgramSpec*> missing;
+    for (const ProgramSpec& spec : specs)
+        if (!programs_.count(spec) && !started_.count(spec)) missing.push_back(&spec);
+    if (missing.empty()) return;   // nothing to compile: the context's setting is not touched
+    const CompileTimer timer;
+    if (started_.empty()) CompilerThreads::acquire();   // until the last of them is taken
+    for (const ProgramSpec* spec : missing)
+        if (!started_.count(*spec)) started_.emplace(*spec, GlProgram::Pending(*spec));   // each once
+}
+
+bool ProgramCache::ready(const std::vector<ProgramSpec>& specs) {
+    bool all = true;
+    for (const ProgramSpec& spec : specs) {
+        if (programs_.count(spec)) continue;
+        auto it = started_.find(spec);
+        if (it != started_.end() && it->second.finished()) take(spec);
+        else all = false;
+    }
+    return all;
 }
 
 void ProgramCache::prepare(const std::vector<ProgramSpec>& specs) {
     // Every compile and link is issued before any result is asked for, so a driver that compiles
     // in parallel (KHR/ARB_parallel_shader_compile: by default as many threads as it likes) runs
-    // them side by side; the results are then checked in order, the first failure thrown.
-    // Drivers that compile in parallel may wait to be asked for threads (the extensions' initial
-    // value lets them choose; NVIDIA's compiled one at a time until asked): one per core, and the
-    // context's own setting given back at the end, as every call of the library leaves GL state.
-    struct CompilerThreads {
-        bool khr = GLEW_KHR_parallel_shader_compile, arb = !khr && GLEW_ARB_parallel_shader_compile;
-        GLint before = 0;
-        void set(GLuint n) const {
-            if (khr) glMaxShaderCompilerThreadsKHR(n);
-            else if (arb) glMaxShaderCompilerThreadsARB(n);
-        }
-        CompilerThreads() {
-            if (!khr && !arb) return;
-            glGetIntegerv(GL_MAX_SHADER_COMPILER_THREADS_KHR, &before);   // the same enum as ARB's
-            set(std::max(1u, std::thread::hardware_concurrency()));
-        }
-        ~CompilerThreads() { set(static_cast<GLuint>(before)); }
-    };
+    // them side by side, and beside any that start() issued; the results are then checked in
+    // order, the first failure thrown.
     std::vector<ProgramSpec> missing;
     std::set<ProgramSpec> seen;
     for (const ProgramSpec& spec : specs)
         if (!programs_.count(spec) && seen.insert(spec).second) missing.push_back(spec);
-    if (missing.empty()) return;   // nothing to compile: the context's setting is not touched
-    const CompileTimer timer;
-    const CompilerThreads threads;
-    std::vector<GlProgram::Pending> pending;
-    pending.reserve(missing.size());
-    for (const ProgramSpec& spec : missing) pending.emplace_back(spec);
-    for (GlProgram::Pending& p : pending) {
-        const ProgramSpec spec = p.spec();
-        programs_.emplace(spec, GlProgram(std::move(p)));
-    }
+    if (missing.empty()) return;
+    const CompilerThreadsLease threads;   // kept to the end, so that the last take() gives nothing back early
+    start(missing);
+    for (const ProgramSpec& spec : missing) take(spec);
 }
 
 }  // namespace gpufft

@@ -53,6 +53,9 @@ public:
         Pending(Pending&&) = default;
         Pending& operator=(Pending&&) = delete;
         const ProgramSpec& spec() const { return spec_; }
+        /// Whether the driver has finished its compiles and link (GL_COMPLETION_STATUS_KHR, asked
+        /// without waiting); true where it cannot say (no KHR/ARB_parallel_shader_compile).
+        bool finished() const;
 
     private:
         friend class GlProgram;
@@ -89,15 +92,33 @@ private:
 /// Programs by (files, defines), compiled on first use and kept for the life of the context.
 class ProgramCache {
 public:
+    ProgramCache() = default;
+    ~ProgramCache();
+    ProgramCache(const ProgramCache&) = delete;
+    ProgramCache& operator=(const ProgramCache&) = delete;
     const GlProgram& get(const ProgramSpec& spec);
     /// Compiles every program of `specs` not yet cached, all issued before any is waited for.
     void prepare(const std::vector<ProgramSpec>& specs);
-    size_t size() const { return programs_.size(); }
+    /// Issues the compiles and links of every program of `specs` not yet cached or started, and
+    /// returns without waiting for any: a driver with KHR/ARB_parallel_shader_compile compiles them
+    /// on threads of its own while the caller goes on drawing. get() and prepare() take a started
+    /// program when asked for it, waiting for it then.
+    void start(const std::vector<ProgramSpec>& specs);
+    /// Whether every program of `specs` is linked, asking the driver without waiting: those started
+    /// that it has finished are taken now (a failed one throws, as prepare() would). Where the
+    /// driver cannot say (no parallel-compile extension), a started program counts as finished,
+    /// and taking it waits. A program neither cached nor started is not.
+    bool ready(const std::vector<ProgramSpec>& specs);
+    size_t size() const { return programs_.size(); }   ///< programs linked
+    size_t started() const { return started_.size(); }   ///< started and not yet taken
     /// Seconds every cache of the process has spent compiling and linking (-v's setup line).
     static double seconds();
 
 private:
+    /// The started program of `spec` linked into the cache (waiting for it), if there is one.
+    void take(const ProgramSpec& spec);
     std::map<ProgramSpec, GlProgram> programs_;
+    std::map<ProgramSpec, GlProgram::Pending> started_;
 };
 
 /// Attribute indices of a_position and a_normal (bound before linking).

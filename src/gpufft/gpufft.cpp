@@ -128,8 +128,12 @@ struct TextureFilter::Impl {
     bool compute = false;          // GL 4.3: compute passes read and store the caller's textures
     SamplerHandle nearest;         // reads the caller's textures texel for texel
     GpuTimer call_timer;           // GpuTimes::call_ms
+    Compile compile;
+    std::optional<Kernel> waiting;           // Compile::Background: the kernel set, its spectrum not yet made
+    std::vector<ProgramSpec> waiting_for;    // the programs that spectrum and apply() run
 
-    Impl(int w, int h, const Kernel& kernel, const FftOptions& o, Boundary b) : width(w), height(h), boundary(b), options(o) {
+    Impl(int w, int h, const Kernel& kernel, const FftOptions& o, Boundary b, Compile c)
+        : width(w), height(h), boundary(b), options(o), compile(c) {
         require_gl_backend(options);
         const std::string size = std::to_string(w) + "x" + std::to_string(h);
         if (w < 1 || h < 1 || std::max(w, h) > max_texture_side())
@@ -179,9 +183,28 @@ struct TextureFilter::Impl {
         }
         tx = x;
         ty = y;
+        if (compile == Compile::Now) return make_spectrum(kernel);
+        waiting = kernel;
+        waiting_for = fft->filter_programs(point_symmetric(kernel));
+        programs.start(waiting_for);
+    }
+
+    /// The kernel's spectrum, which Filter makes (compiling what it needs that is not yet linked).
+    void make_spectrum(const Kernel& kernel) {
         upload_impulse_response(kernel, fft->input(), true);  // mirrored for bottom-up frames
         if (filter) filter->set_impulse_response(fft->input(), point_symmetric(kernel));
         else filter = std::make_unique<Filter>(*fft, fft->input(), point_symmetric(kernel));
+    }
+
+    /// Compile::Background: the kernel's spectrum, once the programs are ready (ready() true) or
+    /// now, waiting for them (apply() and the others).
+    bool finish(bool wait) {
+        if (!waiting) return true;
+        if (!wait && !programs.ready(waiting_for)) return false;
+        const Kernel kernel = std::move(*waiting);
+        waiting.reset();
+        make_spectrum(kernel);
+        return true;
     }
 
     void require_unpadded(const char* what) const {
@@ -337,11 +360,18 @@ struct TextureFilter::Impl {
     }
 };
 
+TextureFilter::TextureFilter(int width, int height, const Kernel& kernel, const FftOptions& options, Boundary boundary, Compile compile)
+    : impl_(guarded([&] { return std::make_unique<Impl>(width, height, kernel, options, boundary, compile); })) {}
+
+TextureFilter::TextureFilter(int width, int height, const std::string& kernel_spec, const FftOptions& options, Boundary boundary,
+                             Compile compile)
+    : TextureFilter(width, height, parse_kernel(kernel_spec), options, boundary, compile) {}
+
 TextureFilter::TextureFilter(int width, int height, const Kernel& kernel, const FftOptions& options, Boundary boundary)
-    : impl_(guarded([&] { return std::make_unique<Impl>(width, height, kernel, options, boundary); })) {}
+    : TextureFilter(width, height, kernel, options, boundary, Compile::Now) {}
 
 TextureFilter::TextureFilter(int width, int height, const std::string& kernel_spec, const FftOptions& options, Boundary boundary)
-    : TextureFilter(width, height, parse_kernel(kernel_spec), options, boundary) {}
+    : TextureFilter(width, height, parse_kernel(kernel_spec), options, boundary, Compile::Now) {}
 
 TextureFilter::~TextureFilter() { release(impl_); }
 TextureFilter::TextureFilter(TextureFilter&&) noexcept = default;
@@ -363,9 +393,14 @@ void TextureFilter::set_kernel(const Kernel& kernel) {
     guarded([&] { impl_->set_kernel(kernel); });
 }
 
+bool TextureFilter::ready() {
+    return guarded([&] { return impl_->finish(false); });
+}
+
 void TextureFilter::apply(TextureRef input, TextureRef output, GpuTimes* times) {
     guarded([&] {
         Impl& m = *impl_;
+        m.finish(true);
         return m.timed(times, [&] {
             m.run_filter(input, times);
             m.store_output(m.output, output, m.tx.lead, m.ty.lead);
@@ -377,6 +412,7 @@ void TextureFilter::apply(TextureRef input, TextureRef output, GpuTimes* times) 
 TextureRef TextureFilter::apply(TextureRef input, GpuTimes* times) {
     return guarded([&] {
         Impl& m = *impl_;
+        m.finish(true);
         return m.timed(times, [&] {
             m.run_filter(input, times);
             return m.padded ? m.crop_to_input() : TextureRef(m.output.texture().id(), kTextureRectangle);
@@ -388,6 +424,7 @@ TextureRef TextureFilter::forward(TextureRef input) {
     return guarded([&] {
         Impl& m = *impl_;
         m.require_unpadded("forward()");
+        m.finish(true);
         if (!m.spectrum.framebuffer()) m.spectrum = RenderTarget(m.width, m.height);
         std::optional<BorrowedTexture> borrowed;
         m.fft->forward(m.take_input(input, "input", borrowed), m.spectrum);
@@ -400,6 +437,7 @@ void TextureFilter::inverse(TextureRef spectrum, TextureRef output) {
     guarded([&] {
         Impl& m = *impl_;
         m.require_unpadded("inverse()");
+        m.finish(true);
         std::optional<BorrowedTexture> borrowed;
         m.fft->inverse(m.take_input(spectrum, "spectrum", borrowed), m.output);
         check_gl("the inverse transform");
@@ -407,7 +445,12 @@ void TextureFilter::inverse(TextureRef spectrum, TextureRef output) {
     });
 }
 
-TextureRef TextureFilter::kernel_spectrum() const { return TextureRef(impl_->filter->spectrum().texture().id(), kTextureRectangle); }
+TextureRef TextureFilter::kernel_spectrum() const {
+    return guarded([&] {
+        impl_->finish(true);
+        return TextureRef(impl_->filter->spectrum().texture().id(), kTextureRectangle);
+    });
+}
 
 Image TextureFilter::apply_image(const Image& image) {
     return guarded([&] {
@@ -415,6 +458,7 @@ Image TextureFilter::apply_image(const Image& image) {
         if (image.width != m.width || image.height != m.height || image.rgba.size() != image.pixels() * 4)
             throw Error("the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) + ", the filter's size is " +
                         std::to_string(m.width) + "x" + std::to_string(m.height));
+        m.finish(true);
         std::vector<float> flipped(image.rgba.size());
         mirror_rows(image.rgba.data(), flipped.data(), m.width, m.height);
         m.input.texture().upload(flipped.data());

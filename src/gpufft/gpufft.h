@@ -13,8 +13,11 @@
 //   on first use). The library never creates windows or contexts and never prints.
 // - GL state is left as found: the bound program, framebuffers, textures of every unit, image
 //   units, buffers, vertex array, viewport and the enables the passes touch are restored before a
-//   call returns (also when it throws). Objects the filter made stay alive until it is destroyed,
-//   which must happen with the same context current.
+//   call returns (also when it throws). One exception: while programs a filter started with
+//   Compile::Background are compiling, the context's shader compiler threads
+//   (KHR_parallel_shader_compile) are one a core, and its own number comes back when the last of
+//   them is done (ready()) or its filter is gone. Objects the filter made stay alive until it is
+//   destroyed, which must happen with the same context current.
 // - Every failure throws gpufft::Error (gpufft/error.h) with a one-line message.
 // - The GLSL programs a filter links are kept as the driver's binaries in $XDG_CACHE_HOME/gpufft
 //   (else ~/.cache/gpufft) and later processes link them from there instead of compiling them;
@@ -35,11 +38,11 @@
 #include <utility>
 #include <vector>
 
-#define GPUFFT_VERSION "1.0.0"
+#define GPUFFT_VERSION "1.1.0"
 
 namespace gpufft {
 
-/// The library's version, "1.0.0".
+/// The library's version, "1.1.0" (1.1: gpufft::Compile).
 const char* version();
 
 // ---- Images and kernels on the CPU.
@@ -223,6 +226,22 @@ struct GpuTimes {
 /// paper's circular convolution at that size, nothing padded. Any other size or boundary pads the
 /// frame to the cheapest grid of at least size + kernel - 1 per axis, extended by the boundary rule
 /// on the GPU (compute shaders: GL 4.3), and gives fftfilter's result for that rule (`-b`).
+/// When a TextureFilter compiles the programs it runs. The compute backend's are made for each grid
+/// and kernel symmetry, and the first process to need them on a machine may wait seconds (24-28 s
+/// for a 1920x1080 filter on an H200 with the driver's caches off; later processes link them from
+/// the program cache in about 0.1 s: see the contract above).
+enum class Compile {
+    Now,         ///< the constructor and set_kernel() return with every program apply() runs linked
+    /// The constructor and set_kernel() start the compiles and return; ready() says when they are
+    /// done. The driver compiles on threads of its own where it has KHR (or ARB)
+    /// _parallel_shader_compile, so a renderer keeps drawing meanwhile (on an H200 a 1920x1080
+    /// filter was made in 0.08 s and ready() after 22-27 s of frames, where Compile::Now took
+    /// 24-28 s); a driver that compiles inside the GL calls (Mesa's llvmpipe) does so in the
+    /// constructor.
+    /// Destroying a filter whose programs are compiling may wait for them.
+    Background,
+};
+
 class TextureFilter {
 public:
     /// A filter for textures of width x height.
@@ -230,6 +249,9 @@ public:
     /// The same with a kernel spec or PNG file (parse_kernel()).
     TextureFilter(int width, int height, const std::string& kernel_spec, const FftOptions& options = {},
                   Boundary boundary = Boundary::Wrap);
+    /// Either, compiling its programs as `compile` says (since 1.1.0).
+    TextureFilter(int width, int height, const Kernel& kernel, const FftOptions& options, Boundary boundary, Compile compile);
+    TextureFilter(int width, int height, const std::string& kernel_spec, const FftOptions& options, Boundary boundary, Compile compile);
     ~TextureFilter();
     TextureFilter(TextureFilter&&) noexcept;
     TextureFilter& operator=(TextureFilter&&) noexcept;
@@ -243,8 +265,20 @@ public:
     std::string backend() const;
 
     /// A new impulse response. Taps beyond an unpadded size fold over it (circularly); a padded
-    /// filter makes its grid again where the new kernel's extent needs another.
+    /// filter makes its grid again where the new kernel's extent needs another. With
+    /// Compile::Background, programs the new kernel needs (another symmetry, another grid) start
+    /// compiling and ready() is false until they are done.
     void set_kernel(const Kernel& kernel);
+
+    /// Whether apply() would run without waiting for programs to compile (since 1.1.0): always with
+    /// Compile::Now; with Compile::Background once the driver has finished the programs the
+    /// constructor or set_kernel() started (asked without waiting; the first true also makes the
+    /// kernel's spectrum, one forward transform). A renderer asks once a frame and keeps drawing
+    /// without this filter (or with the one it replaces) until true. apply(), forward() and
+    /// kernel_spectrum() before then wait for the compiles. The copies between the caller's
+    /// textures and the grid (a program for each texture format) and inverse() still compile on
+    /// first use: small programs, except inverse()'s.
+    bool ready();
 
     /// Filters `input` (a width x height texture of the caller, any float or normalised RGBA
     /// format) into `output` (the same size, any colour-renderable format). They may be the same

@@ -40,12 +40,13 @@ void FrameDisplay::draw(const Texture& frame, int width, int height, Tonemap ton
     check_gl("displaying a frame");
 }
 
-TeapotFrame::TeapotFrame(ProgramCache& programs, TeapotScene& scene, int width, int height, const FftOptions& options)
+TeapotFrame::TeapotFrame(ProgramCache& programs, TeapotScene& scene, int width, int height, const FftOptions& options, const Kernel& kernel,
+                         Compile compile)
     : programs_(programs),
       scene_(scene),
       width_(width),
       height_(height),
-      filter_(width, height, "identity", options),
+      filter_(width, height, kernel, options, Boundary::Wrap, compile),
       scene_target_(width, height, Storage::Float32, true),
       filtered_(width, height),
       view_(width, height),

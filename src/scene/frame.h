@@ -32,11 +32,15 @@ private:
 /// (gpufft::TextureFilter), as a renderer using the library would.
 class TeapotFrame {
 public:
-    TeapotFrame(ProgramCache& programs, TeapotScene& scene, int width, int height, const FftOptions& options = {});
+    /// With Compile::Background the filter's programs compile while the caller draws other frames:
+    /// ready() says when this one filters without waiting for them (TextureFilter::ready()).
+    TeapotFrame(ProgramCache& programs, TeapotScene& scene, int width, int height, const FftOptions& options = {},
+                const Kernel& kernel = parse_kernel("identity"), Compile compile = Compile::Now);
 
     int width() const { return width_; }
     int height() const { return height_; }
     void set_kernel(const Kernel& kernel) { filter_.set_kernel(kernel); }
+    bool ready() { return filter_.ready(); }
     /// Renders the teapot, filters it if asked, and returns the frame to display: the float frame,
     /// or its spectrum view (already in [0, 1]). `fft_ms` gets the GPU time of the filter,
     /// `times` its passes.

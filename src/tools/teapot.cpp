@@ -518,23 +518,46 @@ struct Viewer {
             std::fflush(stdout);
         }
     }
-    void set_size(FrameSize size) {
-        frame = std::make_unique<TeapotFrame>(*programs, *scene, size.width, size.height, options.fft);
-        frame->set_kernel(filters[selected]);
+    /// The frame of another size while its filter's programs compile (a GPU takes seconds for a
+    /// size's first use): the frame shown stays until it is ready (settle()).
+    std::unique_ptr<TeapotFrame> next;
+    /// Frames asked for and then passed over, kept until their compiles are done: destroying
+    /// them before would wait for those (TextureFilter, Compile::Background).
+    std::vector<std::unique_ptr<TeapotFrame>> passed_over;
+
+    std::unique_ptr<TeapotFrame> make_frame(FrameSize size) {
+        return std::make_unique<TeapotFrame>(*programs, *scene, size.width, size.height, options.fft, filters[selected], Compile::Background);
+    }
+    void start(FrameSize size) {
+        frame = make_frame(size);
         say("size " + size.name());
     }
-    /// + and -: the next fast size up or down that the backend takes, aspect ratio kept.
+    /// + and -: the next fast size up or down that the backend takes, aspect ratio kept, from the
+    /// size asked for last.
     void step(int direction) {
-        const FrameSize now{frame->width(), frame->height()};
-        const FrameSize next = step_size(now, direction, fft_lengths(options.fft), max_texture_side());
-        if (next.width != now.width || next.height != now.height) set_size(next);
+        const TeapotFrame& from = next ? *next : *frame;
+        const FrameSize to = step_size({from.width(), from.height()}, direction, fft_lengths(options.fft), max_texture_side());
+        if (to.width == from.width() && to.height == from.height()) return;
+        if (next) passed_over.push_back(std::move(next));
+        if (to.width == frame->width() && to.height == frame->height()) say("size " + to.name());   // back to the size shown
+        else next = make_frame(to);
+    }
+    /// Once a frame: the size asked for replaces the one shown once it filters without waiting.
+    void settle() {
+        passed_over.erase(std::remove_if(passed_over.begin(), passed_over.end(), [](auto& f) { return f->ready(); }), passed_over.end());
+        if (!next || !next->ready()) return;
+        frame = std::move(next);
+        say("size " + FrameSize{frame->width(), frame->height()}.name());
     }
     void select(size_t k) {
         selected = k % filters.size();
-        frame->set_kernel(filters[selected]);
+        frame->set_kernel(filters[selected]);   // shown unfiltered until its programs are ready
+        if (next) next->set_kernel(filters[selected]);
         say("filter " + filters[selected].name);
     }
     void release() {  // GL objects go while the context is still there
+        passed_over.clear();
+        next.reset();
         frame.reset();
         display.reset();
         scene.reset();
@@ -579,11 +602,16 @@ const Key kKeys[] = {
 void on_display() {
     Viewer& v = *viewer;
     try {
-        const Texture& shown = v.frame->render(v.options.camera, v.options.look, v.filtering, v.spectrum, &v.fft_ms);
+        v.settle();
+        // Until the filter's programs are compiled, the scene is shown unfiltered (they compile on
+        // the driver's threads; the window stays live).
+        const bool ready = v.frame->ready(), spectrum = v.spectrum && ready;
+        const Texture& shown = v.frame->render(v.options.camera, v.options.look, v.filtering && ready, spectrum, &v.fft_ms);
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         glDrawBuffer(GL_BACK);
-        v.display->draw(shown, v.width, v.height, v.spectrum ? Tonemap::Clamp : v.options.tonemap, v.options.exposure);
-        ++v.frames;
+        v.display->draw(shown, v.width, v.height, spectrum ? Tonemap::Clamp : v.options.tonemap, v.options.exposure);
+        const bool as_asked = (ready || (!v.filtering && !v.spectrum)) && !v.next;
+        if (as_asked) ++v.frames;   // --frames counts the frames shown as asked
         if (v.options.frames && v.frames >= v.options.frames) {
             // Saved before the text overlay, so it matches the headless frame.
             if (!v.options.screenshot.empty()) save_screenshot(v, v.options.screenshot, true);
@@ -605,8 +633,12 @@ void on_display() {
             v.fps_start = std::chrono::steady_clock::now();
         }
         char status[256];
-        std::snprintf(status, sizeof status, "%dx%d  %s%s  %.1f fps  FFT %.2f ms GPU  (h: keys)", v.frame->width(), v.frame->height(),
-                      v.filtering ? v.filters[v.selected].name.c_str() : "no filter", v.spectrum ? "  spectrum" : "", v.fps, v.fft_ms);
+        std::string compiling;
+        if (v.next) compiling = "  compiling " + FrameSize{v.next->width(), v.next->height()}.name() + "...";
+        else if (!ready && (v.filtering || v.spectrum)) compiling = "  compiling...";
+        std::snprintf(status, sizeof status, "%dx%d  %s%s  %.1f fps  FFT %.2f ms GPU%s  (h: keys)", v.frame->width(), v.frame->height(),
+                      v.filtering ? v.filters[v.selected].name.c_str() : "no filter", spectrum ? "  spectrum" : "", v.fps,
+                      v.fft_ms, compiling.c_str());
         glColor3f(1.0f, 1.0f, 0.6f);
         draw_text(8, 8, status);
         if (v.help) {
@@ -686,7 +718,7 @@ int run_window(const Options& o, int argc, char** argv) {
     v.programs = std::make_unique<ProgramCache>();
     v.scene = std::make_unique<TeapotScene>(*v.programs);
     v.display = std::make_unique<FrameDisplay>(*v.programs);
-    v.set_size(o.size);
+    v.start(o.size);
     v.say("filter " + v.filters[v.selected].name);
 
     glutDisplayFunc(on_display);
