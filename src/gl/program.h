@@ -104,10 +104,11 @@ public:
     /// on threads of its own while the caller goes on drawing. get() and prepare() take a started
     /// program when asked for it, waiting for it then.
     void start(const std::vector<ProgramSpec>& specs);
-    /// Whether every program of `specs` is linked, asking the driver without waiting: those started
-    /// that it has finished are taken now (a failed one throws, as prepare() would). Where the
-    /// driver cannot say (no parallel-compile extension), a started program counts as finished,
-    /// and taking it waits. A program neither cached nor started is not.
+    /// Whether every program of `specs` is linked, asking the driver without waiting: one started
+    /// program that it has finished is taken a call (a failed one throws, as prepare() would), so
+    /// that a renderer asking once a frame spreads their cost over frames. Where the driver cannot
+    /// say (no parallel-compile extension), a started program counts as finished, and taking it
+    /// waits. A program neither cached nor started is not.
     bool ready(const std::vector<ProgramSpec>& specs);
     size_t size() const { return programs_.size(); }   ///< programs linked
     size_t started() const { return started_.size(); }   ///< started and not yet taken

@@ -2,8 +2,8 @@
 // background (gpufft::Compile). One filter in a fresh process (run it with the program caches off
 // for a cold compile: GPUFFT_PROGRAM_CACHE=off, and NVIDIA's __GL_SHADER_DISK_CACHE=0); prints the
 // constructor's time, then, in the background, the frames of FRAME_MS it drew (a clear and a
-// finish each) until ready() said true and the longest ready() call, and the first apply()'s
-// time (glFinish after it). Usage:
+// finish each) until ready() said true and the longest ready() calls, the first apply()'s
+// time (glFinish after it) and the filter's destruction. Usage:
 //   background now|background [WxH] [KERNEL] [FRAME_MS] [BACKEND]     defaults: 1920x1080 gaussian:8 16 auto
 #include "app/cli.h"
 #include "base/parse.h"
@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -47,7 +48,9 @@ int run(int argc, char** argv) {
     glBindTexture(GL_TEXTURE_RECTANGLE, 0);
 
     const auto start = std::chrono::steady_clock::now();
-    TextureFilter filter(w, h, kernel, options, Boundary::Wrap, background ? Compile::Background : Compile::Now);
+    std::optional<TextureFilter> made;
+    made.emplace(w, h, kernel, options, Boundary::Wrap, background ? Compile::Background : Compile::Now);
+    TextureFilter& filter = *made;
     const double construct = seconds_since(start);
     int frames = 0;
     double longest_waiting = 0, last = 0, last_compiling = 0;   // ready() calls: false, the true one
@@ -79,6 +82,10 @@ int run(int argc, char** argv) {
                 background ? "background" : "now", w, h, kernel.c_str(), construct, frames, longest_waiting * 1e3, last * 1e3,
                 last_compiling * 1e3, to_ready, first_apply * 1e3, filter.backend().c_str());
     glDeleteTextures(2, textures);
+    const auto gone = std::chrono::steady_clock::now();
+    made.reset();
+    glFinish();
+    std::printf("destroying the filter: %.1f ms\n", seconds_since(gone) * 1e3);
     return kExitOk;
 }
 
