@@ -199,11 +199,13 @@ struct TextureFilter::Impl {
     /// Compile::Background: the kernel's spectrum, once the programs are ready (ready() true) or
     /// now, waiting for them (apply() and the others).
     bool finish(bool wait) {
-        if (!waiting) return true;
+        if (!waiting) {
+            if (!filter) throw Error("the filter has no kernel: its last set_kernel() failed");
+            return true;
+        }
         if (!wait && !programs.ready(waiting_for)) return false;
-        const Kernel kernel = std::move(*waiting);
+        make_spectrum(*waiting);   // a failure leaves it waiting: the next call tries again
         waiting.reset();
-        make_spectrum(kernel);
         return true;
     }
 
