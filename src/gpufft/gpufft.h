@@ -212,6 +212,21 @@ struct GpuTimes {
     std::vector<std::pair<std::string, double>> programs;
 };
 
+/// When a TextureFilter compiles the programs it runs. The compute backend's are made for each grid
+/// and kernel symmetry, and the first process to need them on a machine may wait seconds (24-28 s
+/// for a 1920x1080 filter on an H200 with the driver's caches off; later processes link them from
+/// the program cache in about 0.1 s: see the contract above).
+enum class Compile {
+    Now,         ///< the constructor and set_kernel() return with every program apply() runs linked
+    /// The constructor and set_kernel() start the compiles and return; ready() says when they are
+    /// done. The driver compiles on threads of its own where it has KHR (or ARB)
+    /// _parallel_shader_compile, so a renderer keeps drawing meanwhile (on an H200 a 1920x1080
+    /// filter was made in 0.08-0.14 s and ready() after 22-29 s of frames, where Compile::Now
+    /// took 24-28 s); a driver that compiles inside the GL calls (Mesa's llvmpipe) does so in the
+    /// constructor. Destroying a filter whose programs are compiling may wait for them.
+    Background,
+};
+
 /// Convolution of width x height RGBA textures with one kernel, all four channels at once: the
 /// kernel's spectrum is made once (and again by set_kernel()); each apply() is a forward transform,
 /// a multiply and an inverse transform. With GL 4.3 the transforms read the caller's rectangle
@@ -226,22 +241,6 @@ struct GpuTimes {
 /// paper's circular convolution at that size, nothing padded. Any other size or boundary pads the
 /// frame to the cheapest grid of at least size + kernel - 1 per axis, extended by the boundary rule
 /// on the GPU (compute shaders: GL 4.3), and gives fftfilter's result for that rule (`-b`).
-/// When a TextureFilter compiles the programs it runs. The compute backend's are made for each grid
-/// and kernel symmetry, and the first process to need them on a machine may wait seconds (24-28 s
-/// for a 1920x1080 filter on an H200 with the driver's caches off; later processes link them from
-/// the program cache in about 0.1 s: see the contract above).
-enum class Compile {
-    Now,         ///< the constructor and set_kernel() return with every program apply() runs linked
-    /// The constructor and set_kernel() start the compiles and return; ready() says when they are
-    /// done. The driver compiles on threads of its own where it has KHR (or ARB)
-    /// _parallel_shader_compile, so a renderer keeps drawing meanwhile (on an H200 a 1920x1080
-    /// filter was made in 0.08 s and ready() after 22-27 s of frames, where Compile::Now took
-    /// 24-28 s); a driver that compiles inside the GL calls (Mesa's llvmpipe) does so in the
-    /// constructor.
-    /// Destroying a filter whose programs are compiling may wait for them.
-    Background,
-};
-
 class TextureFilter {
 public:
     /// A filter for textures of width x height.
@@ -274,8 +273,9 @@ public:
     /// Compile::Now; with Compile::Background once the driver has finished the programs the
     /// constructor or set_kernel() started (asked without waiting; each call links at most one
     /// finished program, which on NVIDIA's driver costs the calling thread 0.1-0.6 s, and the
-    /// first true also makes the kernel's spectrum, one forward transform). A renderer asks once a frame and keeps drawing
-    /// without this filter (or with the one it replaces) until true. apply(), forward() and
+    /// first true also makes the kernel's spectrum, one forward transform). A renderer asks once
+    /// a frame and keeps drawing without this filter (or with the one it replaces) until true.
+    /// apply(), forward() and
     /// kernel_spectrum() before then wait for the compiles. The copies between the caller's
     /// textures and the grid (a program for each texture format) and inverse() still compile on
     /// first use: small programs, except inverse()'s.
