@@ -759,6 +759,17 @@ TEST(host_areas_keep_the_samples_a_stream_stands_for) {
     }
 }
 
+namespace {
+
+/// Asks `f` whether it is ready, as a renderer would once a frame, for up to 5 minutes.
+bool settled(TextureFilter& f) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    while (!f.ready() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return f.ready();
+}
+
+}  // namespace
+
 // Compile::Background: the constructor and set_kernel() start the compiles and return; ready()
 // takes them without waiting, and apply() before it waits for them. Either way the filter is the
 // one Compile::Now makes, bit for bit.
@@ -767,11 +778,6 @@ TEST(texture_filters_compile_in_the_background) {
     std::vector<float> image = test::random_image(s, 5);
     const RandomKernel k = random_kernel(s, 11);   // not point-symmetric: the complex multiply
     const Kernel symmetric = parse_kernel("gaussian:2");
-    auto settle = [](TextureFilter& f) {
-        const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-        while (!f.ready() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        return f.ready();
-    };
     for (const FftOptions& o : backends()) {
         if (!test::takes({"", o}, s)) continue;
         const std::string what = o.backend == Backend::Compute ? "compute" : "fragment";
@@ -789,10 +795,10 @@ TEST(texture_filters_compile_in_the_background) {
             const std::vector<float> random_now = filtered(now);
 
             TextureFilter polled(s.m, s.n, symmetric, o, b, Compile::Background);
-            EXPECT(settle(polled), where, ": not ready after 5 minutes");
+            EXPECT(settled(polled), where, ": not ready after 5 minutes");
             EXPECT(filtered(polled) == symmetric_now, where, ": a filter compiled in the background differs from one compiled at once");
             polled.set_kernel(k.kernel);   // another symmetry: other programs
-            EXPECT(settle(polled), where, ": not ready after set_kernel");
+            EXPECT(settled(polled), where, ": not ready after set_kernel");
             const std::vector<float> random_polled = filtered(polled);
             EXPECT(random_polled == random_now, where, ": after set_kernel, a filter compiled in the background differs");
             if (b == Boundary::Wrap) expect_matches_fftw(where + " compiled in the background", s, image, k.impulse, random_polled, kRelRms);
@@ -825,7 +831,7 @@ TEST(gl_state_is_left_as_found) {
                 CallerState compiling = CallerState::read();
                 compiling.compiler_threads = before.compiler_threads;
                 EXPECT(compiling == before, "after construction in the background: ", describe(before, compiling));
-                while (!background.ready()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                EXPECT(settled(background), "not ready after 5 minutes");
                 EXPECT(CallerState::read() == before, "after ready(): ", describe(before, CallerState::read()));
                 background.set_kernel(parse_kernel("motion:3"));   // another symmetry: compiles again
             }
