@@ -247,6 +247,10 @@ double ProgramCache::seconds() { return static_cast<double>(compile_ns.load()) *
 
 namespace {
 
+/// KHR_parallel_shader_compile or its ARB twin: compiles on the driver's threads, whose completion
+/// can be asked for without waiting.
+bool parallel_compile() { return GLEW_KHR_parallel_shader_compile || GLEW_ARB_parallel_shader_compile; }
+
 /// Drivers that compile in parallel may wait to be asked for threads (the extensions' initial
 /// value lets them choose): NVIDIA's compiled one at a time, inside glCompileShader and
 /// glLinkProgram, until asked, and finishes every compile in flight before it takes a new number.
@@ -257,17 +261,16 @@ class CompilerThreads {
 public:
     static void acquire() {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (leases_++ > 0 || !supported()) return;
+        if (leases_++ > 0 || !parallel_compile()) return;
         glGetIntegerv(GL_MAX_SHADER_COMPILER_THREADS_KHR, &before_);   // the same enum as ARB's
         set(std::max(1u, std::thread::hardware_concurrency()));
     }
     static void release() {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (--leases_ == 0 && supported()) set(static_cast<GLuint>(before_));
+        if (--leases_ == 0 && parallel_compile()) set(static_cast<GLuint>(before_));
     }
 
 private:
-    static bool supported() { return GLEW_KHR_parallel_shader_compile || GLEW_ARB_parallel_shader_compile; }
     static void set(GLuint n) {
         if (GLEW_KHR_parallel_shader_compile) glMaxShaderCompilerThreadsKHR(n);
         else glMaxShaderCompilerThreadsARB(n);
@@ -288,7 +291,7 @@ struct CompilerThreadsLease {
 }  // namespace
 
 bool GlProgram::Pending::finished() const {
-    if (!GLEW_KHR_parallel_shader_compile && !GLEW_ARB_parallel_shader_compile) return true;
+    if (!parallel_compile()) return true;
     GLint done = GL_TRUE;   // GL_COMPLETION_STATUS_KHR and _ARB are one enum
     for (GLuint s : shaders_) {
         glGetShaderiv(s, GL_COMPLETION_STATUS_KHR, &done);

@@ -396,6 +396,7 @@ void TextureFilter::set_kernel(const Kernel& kernel) {
 }
 
 bool TextureFilter::ready() {
+    if (!impl_->waiting && impl_->filter) return true;   // asked every frame: no GL call once ready
     return guarded([&] { return impl_->finish(false); });
 }
 
@@ -426,7 +427,6 @@ TextureRef TextureFilter::forward(TextureRef input) {
     return guarded([&] {
         Impl& m = *impl_;
         m.require_unpadded("forward()");
-        m.finish(true);
         if (!m.spectrum.framebuffer()) m.spectrum = RenderTarget(m.width, m.height);
         std::optional<BorrowedTexture> borrowed;
         m.fft->forward(m.take_input(input, "input", borrowed), m.spectrum);
@@ -439,7 +439,6 @@ void TextureFilter::inverse(TextureRef spectrum, TextureRef output) {
     guarded([&] {
         Impl& m = *impl_;
         m.require_unpadded("inverse()");
-        m.finish(true);
         std::optional<BorrowedTexture> borrowed;
         m.fft->inverse(m.take_input(spectrum, "spectrum", borrowed), m.output);
         check_gl("the inverse transform");

@@ -275,10 +275,10 @@ public:
     /// finished program, which on NVIDIA's driver costs the calling thread 0.1-0.6 s, and the
     /// first true also makes the kernel's spectrum, one forward transform). A renderer asks once
     /// a frame and keeps drawing without this filter (or with the one it replaces) until true.
-    /// apply(), forward() and
-    /// kernel_spectrum() before then wait for the compiles. The copies between the caller's
-    /// textures and the grid (a program for each texture format) and inverse() still compile on
-    /// first use: small programs, except inverse()'s.
+    /// apply() and kernel_spectrum() before then wait for the compiles; forward() waits for its
+    /// own programs alone. The copies between the caller's textures and the grid (a program for
+    /// each texture format) and inverse() still compile on first use: small programs, except
+    /// inverse()'s.
     bool ready();
 
     /// Filters `input` (a width x height texture of the caller, any float or normalised RGBA

@@ -39,6 +39,7 @@ const char* kTool = "teapot";
 struct FrameSize {
     int width = 512, height = 512;
     std::string name() const { return width == height ? std::to_string(width) : std::to_string(width) + "x" + std::to_string(height); }
+    bool operator==(FrameSize o) const { return width == o.width && height == o.height; }
 };
 
 struct Options {
@@ -525,6 +526,7 @@ struct Viewer {
     /// them before would wait for those (TextureFilter, Compile::Background).
     std::vector<std::unique_ptr<TeapotFrame>> passed_over;
 
+    static FrameSize size_of(const TeapotFrame& f) { return {f.width(), f.height()}; }
     std::unique_ptr<TeapotFrame> make_frame(FrameSize size) {
         return std::make_unique<TeapotFrame>(*programs, *scene, size.width, size.height, options.fft, filters[selected], Compile::Background);
     }
@@ -535,11 +537,11 @@ struct Viewer {
     /// + and -: the next fast size up or down that the backend takes, aspect ratio kept, from the
     /// size asked for last.
     void step(int direction) {
-        const TeapotFrame& from = next ? *next : *frame;
-        const FrameSize to = step_size({from.width(), from.height()}, direction, fft_lengths(options.fft), max_texture_side());
-        if (to.width == from.width() && to.height == from.height()) return;
+        const FrameSize from = size_of(next ? *next : *frame);
+        const FrameSize to = step_size(from, direction, fft_lengths(options.fft), max_texture_side());
+        if (to == from) return;
         if (next) passed_over.push_back(std::move(next));
-        if (to.width == frame->width() && to.height == frame->height()) say("size " + to.name());   // back to the size shown
+        if (to == size_of(*frame)) say("size " + to.name());   // back to the size shown
         else next = make_frame(to);
     }
     /// Once a frame: the size asked for replaces the one shown once it filters without waiting.
@@ -547,7 +549,7 @@ struct Viewer {
         passed_over.erase(std::remove_if(passed_over.begin(), passed_over.end(), [](auto& f) { return f->ready(); }), passed_over.end());
         if (!next || !next->ready()) return;
         frame = std::move(next);
-        say("size " + FrameSize{frame->width(), frame->height()}.name());
+        say("size " + size_of(*frame).name());
     }
     void select(size_t k) {
         selected = k % filters.size();
@@ -634,7 +636,7 @@ void on_display() {
         }
         char status[256];
         std::string compiling;
-        if (v.next) compiling = "  compiling " + FrameSize{v.next->width(), v.next->height()}.name() + "...";
+        if (v.next) compiling = "  compiling " + Viewer::size_of(*v.next).name() + "...";
         else if (!ready && (v.filtering || v.spectrum)) compiling = "  compiling...";
         std::snprintf(status, sizeof status, "%dx%d  %s%s  %.1f fps  FFT %.2f ms GPU%s  (h: keys)", v.frame->width(), v.frame->height(),
                       v.filtering ? v.filters[v.selected].name.c_str() : "no filter", spectrum ? "  spectrum" : "", v.fps,
