@@ -4,7 +4,7 @@
 # (../shared/tools/device-gl.sh, then libdeflate0 beside them, which that script does not fetch:
 # `(cd .gl/lib && apt-get download libdeflate0)`). Writes logs under $OUT (or out/device). Usage:
 #   test/device.sh [steps...]     steps: info tests api frames fourstep routes compare cufft peers peerkernels large variants bench passes dispatches probe lineprobe
-#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab deflate_ab areas_ab glthreads alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile background isa sizes_batch grids grids_kernels stream all
+#                                        timeline tinysteps rowsides gridtiles warpline smemline planar layouts batch batch_ab deflate_ab areas_ab glthreads alone sizes sizes_variants plans waves fuse split halves fusetail kernel bands tails builds pixels gap compile background isa sizes_batch compiletime grids grids_kernels stream all
 #                                 (squares, never part of all: 20-30 minutes)
 #                                 (plans_hd / plans_square: one of the two races of plans)
 #                                 (batch also runs bin/bench/stageprobe where make bench built it)
@@ -413,6 +413,29 @@ if has background; then  # a TextureFilter's first compile at once or in the bac
         done
     done
     TAIL=4 run background_api bin/test/test_api texture_filters_compile_in_the_background gl_state_is_left_as_found
+fi
+if has compiletime; then  # first use of a size, program by program (bin/bench/compiletime: make bench), every
+                         # cache off: the built-in programs and each folder of COMPILETIME_DIRS (copies of
+                         # programs/ made here and carried, read through GPUFFT_PROGRAMS_DIR), one process
+                         # each, side by side; then each version's speed, its processes alternating, twice;
+                         # COMPILETIME_PLAN: plans for both (--compute-plan), COMPILETIME_RACE: the race's
+    sizes=${COMPILETIME_SIZES:-1920x1080,2048x1024,1024x1024}
+    versions=(built-in ${COMPILETIME_DIRS:-})
+    for v in "${versions[@]}"; do
+        dir=$([ "$v" = built-in ] || echo "$v")
+        GPUFFT_PROGRAMS_DIR=$dir __GL_SHADER_DISK_CACHE=0 GPUFFT_PROGRAM_CACHE=off \
+            timeout "${COMPILETIME_S:-400}" bin/bench/compiletime "$sizes" real ${COMPILETIME_PLAN:+"$COMPILETIME_PLAN"} > "$out/compiletime_${v//\//_}.txt" 2>&1 &
+    done
+    wait
+    for v in "${versions[@]}"; do echo "== compiletime $v"; cat "$out/compiletime_${v//\//_}.txt"; done
+    for i in 1 2; do
+        for v in "${versions[@]}" ; do
+            [[ " ${COMPILETIME_UNTIMED:-} " == *" $v "* ]] && continue
+            dir=$([ "$v" = built-in ] || echo "$v")
+            TAIL=12 GPUFFT_PROGRAMS_DIR=$dir run "compiletime_speed_${v//\//_}_$i" timeout 300 bin/fftcompare --backend compute \
+                --race "${COMPILETIME_RACE:-default}" --repeat 5 --sizes "$sizes"
+        done
+    done
 fi
 if has grids; then  # a folder of many sizes the first time (GRIDS_DIR, default out/mixed: made here and carried,
                    # never with --synth there, whose sizes would each compile too): every cache empty (the
