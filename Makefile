@@ -142,10 +142,10 @@ $(BIN)/bench/%: $(OBJ)/test/bench/%.o $(APP_LIB) $(LIB)
 	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # The batch pipeline's tests, the streamed rows' inflater, whole streams inflated in parts and a file's
-# channels filtered at once on FFTW, under ThreadSanitizer.
+# channels filtered at once on FFTW, under ThreadSanitizer (llvmpipe without its LLVM passes, as test/run.sh).
 tsan:
 	$(call build_all,SANITIZE=thread bin/tsan/fftfilter bin/tsan/test/test_fftfilter)
-	@SANITIZE=thread TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp:halt_on_error=1:report_signal_unsafe=0" \
+	@SANITIZE=thread GALLIVM_PERF="$${GALLIVM_PERF-nopt}" TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp:halt_on_error=1:report_signal_unsafe=0" \
 	    bin/tsan/test/test_fftfilter shards threads refuses gpu_conversion inflate_and inflate_ahead inflates_in_parts channels_at_once fast_levels host_areas
 
 demo:

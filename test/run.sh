@@ -11,6 +11,14 @@ if [ -z "${GPUFFT_PROGRAM_CACHE+set}" ]; then
     export GPUFFT_PROGRAM_CACHE
     trap 'rm -rf "$GPUFFT_PROGRAM_CACHE"' EXIT
 fi
+# llvmpipe's shader compiles without LLVM's optimisation passes (Mesa's GALLIVM_PERF=nopt): with
+# Mesa's shader cache empty, compiling is most of the run, and these passes most of a compile
+# (test_core's coprime_composite_radices_match_fftw alone: 182 s -> 94 s on the 2-core machine),
+# while the programs run a little slower once compiled (two GL-heavy tests 8.7 -> 10.3 s and 13.3 ->
+# 13.7 s). Every result is still checked; GALLIVM_PERF= (empty) keeps the passes.
+if [ -z "${GALLIVM_PERF+set}" ]; then
+    export GALLIVM_PERF=nopt
+fi
 # Each binary's tests in processes side by side, one a core (at most four): llvmpipe compiles a
 # program on one core at its first use, and with Mesa's shader cache empty compiling is most of
 # the run (check.cpp; GPUFFT_TEST_JOBS=1 runs them one at a time).
