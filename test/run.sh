@@ -14,9 +14,9 @@ fi
 # llvmpipe's shader compiles without LLVM's optimisation passes (Mesa's GALLIVM_PERF=nopt): with
 # Mesa's shader cache empty, compiling is most of the run and those passes about half of a compile
 # (test_core's coprime_composite_radices_match_fftw: 182 s -> 94 s; .ci/run from a fresh clone
-# 29.0 -> 24.7 minutes on the 2-core machine), while at the tests' sizes the programs run about
-# as fast unoptimised (the tests alone with the cache warm: 136 s -> 129 s). Every result is still
-# checked; GALLIVM_PERF= (empty) keeps the passes.
+# 29.0 -> 24.7 minutes on the 2-core machine), while with the cache warm the unoptimised programs
+# cost up to a minute of a run (.ci/run 16.9-17.9 -> 18.5 minutes). Every result is still checked;
+# GALLIVM_PERF= (empty) keeps the passes.
 if [ -z "${GALLIVM_PERF+set}" ]; then
     export GALLIVM_PERF=nopt
 fi
