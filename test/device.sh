@@ -418,7 +418,8 @@ if has compiletime; then  # first use of a size, program by program (bin/bench/c
                          # cache off: the built-in programs and each folder of COMPILETIME_DIRS (copies of
                          # programs/ made here and carried, read through GPUFFT_PROGRAMS_DIR), one process
                          # each, side by side; then each version's speed, its processes alternating, twice;
-                         # COMPILETIME_PLAN: plans for both (--compute-plan), COMPILETIME_RACE: the race's
+                         # COMPILETIME_PLAN: plans for every version (--compute-plan), COMPILETIME_RACE:
+                         # the race's plans (default: default), COMPILETIME_UNTIMED: versions not raced
     sizes=${COMPILETIME_SIZES:-1920x1080,2048x1024,1024x1024}
     versions=(built-in ${COMPILETIME_DIRS:-})
     for v in "${versions[@]}"; do
