@@ -1,5 +1,7 @@
 #include "app/batch.h"
 
+#include "base/clock.h"
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -53,9 +55,6 @@ int hardware_threads() {
 }
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 /// Runs `f`, adding its wall time to `seconds`; an exception lands in `error`.
 template <typename F>

@@ -1,5 +1,6 @@
 #include "image/strips.h"
 
+#include "base/clock.h"
 #include "base/error.h"
 
 #include <unistd.h>
@@ -35,9 +36,6 @@ long long strip_bytes(const AxisTiling& x, const AxisTiling& y, int width, int i
     return (static_cast<long long>(y.fft) + y.block) * in_row + 2LL * y.block * out_row +
            static_cast<long long>(x.fft) * y.fft * kTileBytesPerPixel;
 }
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
 

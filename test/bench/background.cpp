@@ -6,6 +6,7 @@
 // time (glFinish after it) and the filter's destruction. Usage:
 //   background now|background [WxH] [KERNEL] [FRAME_MS] [BACKEND]     defaults: 1920x1080 gaussian:8 16 auto
 #include "app/cli.h"
+#include "base/clock.h"
 #include "base/parse.h"
 #include "gl/context.h"
 #include "gl/gl.h"
@@ -23,10 +24,6 @@
 using namespace gpufft;
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
 
 int run(int argc, char** argv) {
     if (argc < 2 || (std::string(argv[1]) != "now" && std::string(argv[1]) != "background"))
@@ -47,7 +44,7 @@ int run(int argc, char** argv) {
     }
     glBindTexture(GL_TEXTURE_RECTANGLE, 0);
 
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     std::optional<TextureFilter> made;
     made.emplace(w, h, kernel, options, Boundary::Wrap, background ? Compile::Background : Compile::Now);
     TextureFilter& filter = *made;
@@ -55,7 +52,7 @@ int run(int argc, char** argv) {
     int frames = 0;
     double longest_waiting = 0, last = 0, last_compiling = 0;   // ready() calls: false, the true one
     while (true) {
-        const auto asked = std::chrono::steady_clock::now();
+        const auto asked = Clock::now();
         const double compiled = ProgramCache::seconds();
         const bool ready = filter.ready();
         if (ready) {
@@ -64,7 +61,7 @@ int run(int argc, char** argv) {
             break;
         }
         longest_waiting = std::max(longest_waiting, seconds_since(asked));
-        const auto frame = std::chrono::steady_clock::now();
+        const auto frame = Clock::now();
         glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
         glClear(GL_COLOR_BUFFER_BIT);
         glFinish();
@@ -73,7 +70,7 @@ int run(int argc, char** argv) {
         if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
     }
     const double to_ready = seconds_since(start);
-    const auto applied = std::chrono::steady_clock::now();
+    const auto applied = Clock::now();
     filter.apply({textures[0], kTextureRectangle}, {textures[1], kTextureRectangle});
     glFinish();
     const double first_apply = seconds_since(applied);
@@ -82,7 +79,7 @@ int run(int argc, char** argv) {
                 background ? "background" : "now", w, h, kernel.c_str(), construct, frames, longest_waiting * 1e3, last * 1e3,
                 last_compiling * 1e3, to_ready, first_apply * 1e3, filter.backend().c_str());
     glDeleteTextures(2, textures);
-    const auto gone = std::chrono::steady_clock::now();
+    const auto gone = Clock::now();
     made.reset();
     glFinish();
     std::printf("destroying the filter: %.1f ms\n", seconds_since(gone) * 1e3);

@@ -6,12 +6,12 @@
 //   compiletime [WxH,...] [real|complex] [PLANS]     defaults: 1920x1080 real, the planner's
 // (PLANS as fftcompare's --compute-plan)
 #include "app/cli.h"
+#include "base/clock.h"
 #include "base/parse.h"
 #include "fft/fft2d.h"
 #include "gl/context.h"
 #include "gl/program.h"
 
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -45,15 +45,15 @@ int run(int argc, char** argv) {
         options.backend = Backend::Compute;
         if (argc > 3) options.compute_plan = argv[3];
         ProgramCache cache;
-        auto start = std::chrono::steady_clock::now();
+        auto start = Clock::now();
         std::unique_ptr<Fft2D> fft = make_fft(cache, w, h, options);
-        const double made = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double made = seconds_since(start);
         double total = 0, longest = 0;
         const std::vector<ProgramSpec> specs = fft->filter_programs(real);
         for (const ProgramSpec& spec : specs) {
-            start = std::chrono::steady_clock::now();
+            start = Clock::now();
             GlProgram program(spec);
-            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const double s = seconds_since(start);
             total += s;
             longest = std::max(longest, s);
             std::printf("%s %s: %.2f s  %s\n", size.c_str(), real ? "real" : "complex", s, describe(spec).c_str());
